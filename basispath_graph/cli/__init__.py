@@ -1,0 +1,1 @@
+"""The ``basispath`` command line: a thin layer over the Python API."""

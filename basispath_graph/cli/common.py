@@ -1,0 +1,33 @@
+"""Shared CLI pieces: the one-line error convention and spec loading."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ..network import Network
+from ..spec import SpecError, load_spec
+
+EXIT_NOT_CERTIFIED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 70  # a bug: sysexits' EX_SOFTWARE
+
+
+class BadInput(Exception):
+    """Refused input: printed as ``error: <message>``, exit code 2."""
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> "typer.Exit":
+    """Print one ``error:`` line to stderr and return the Exit to raise."""
+    first_line = " ".join(str(message).split())
+    print(f"error: {first_line}", file=sys.stderr)
+    return typer.Exit(code)
+
+
+def read_network(path: Path, max_weights: int | None) -> Network:
+    try:
+        return load_spec(path, max_weights=max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None

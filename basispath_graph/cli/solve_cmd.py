@@ -1,0 +1,110 @@
+"""``basispath solve``: find, certify and optionally export a basis path set."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
+from ..export import export_document, summary
+from ..solve import ENGINES, solve
+from .common import EXIT_NOT_CERTIFIED, fail, read_network
+
+
+def _write_atomically(path: Path, doc: dict) -> None:
+    """Write JSON next to the target and rename, so a failed run never leaves half a file."""
+    path = path.expanduser()
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=".basispath-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _print_report(console: Console, s: dict) -> None:
+    console.print(f"network [bold]{s['network'] or '(unnamed)'}[/]: m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
+    if s["engine"] == "deah":
+        console.print(
+            f"deah (seed {s['seed']}): |P^S| = {s['substructure_paths']}, R = {s['R']} substructures, "
+            f"{s['chains']} chain(s), {s['sdvchain_calls']} SDVChain call(s)"
+        )
+        by = s["discards_by_step"]
+        console.print(f"step 3 discarded {by['chain'] + by['head']} path(s): {by['chain']} in chains, {by['head']} by chain heads")
+        raw = "certified" if s["raw_certified"] else f"NOT certified ({s['raw_defect']})"
+        console.print(f"faithful DEAH union: {s['raw_size']} paths, {raw}")
+        ra = s["repairs_by_action"]
+        if s["repairs"] or not s["repairs_needed"]:
+            console.print(
+                f"repairs needed: {s['repairs']} ({ra['drop']} dropped, {ra['readmit']} re-admitted, {ra['add']} added)"
+            )
+        else:
+            console.print(f"repairs needed: {s['repairs_needed']} (not applied: --no-repair)")
+    else:
+        console.print(f"skeleton (seed {s['seed']})")
+    verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
+    console.print(f"basis: {s['basis_size']} paths, {verdict}")
+    if s["engine"] == "deah" and s["discarded"] and s["certified"]:
+        console.print(
+            f"certificates: {s['discarded']} discarded path(s), each verified by vector addition "
+            f"(largest uses {s['certificate_max_size']} basis paths)"
+        )
+    times = ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items())
+    console.print(f"time: {times}", style="dim")
+
+
+def solve_command(
+    spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
+    engine: str = typer.Option("deah", "--engine", "-e", help=f"Engine: {' | '.join(ENGINES)}."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule (0 = identity order)."),
+    export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file."),
+    no_repair: bool = typer.Option(False, "--no-repair", help="Return raw DEAH; exit 1 when it is not certified."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the report."),
+    max_weights: Optional[int] = typer.Option(
+        None, "--max-weights", help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
+    ),
+    max_substructures: int = typer.Option(
+        DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", help="deah: refuse when G^S has more paths."
+    ),
+) -> None:
+    """Find a basis path set, certify it exactly, and report DEAH's discards and repairs.
+
+    Exit code 0 when the returned basis is certified, 1 when it is not (only possible with
+    --no-repair), 2 for refused input.
+
+    Example:
+
+        basispath solve examples/resnet-style.json --engine deah --export basis.json
+    """
+    if engine not in ENGINES:
+        raise fail(f"unknown engine '{engine}'; choose one of: {', '.join(ENGINES)}")
+    if seed < 0:
+        raise fail(f"--seed must be >= 0, got {seed}")
+    if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
+        raise fail(f"cannot write export file {export}: not a file in an existing folder")
+    network = read_network(spec, max_weights)
+    try:
+        result = solve(network, engine, seed, repair=not no_repair, max_substructures=max_substructures)
+    except TooManySubstructures as exc:
+        raise fail(f"{spec}: {exc}; use --engine skeleton or raise --max-substructures") from None
+    if export is not None:
+        try:
+            _write_atomically(export, export_document(result))
+        except OSError as exc:
+            raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
+    s = summary(result)
+    if as_json:
+        print(json.dumps(s))
+    else:
+        _print_report(Console(soft_wrap=True, highlight=False), s)
+    if not result.certified:
+        raise typer.Exit(EXIT_NOT_CERTIFIED)

@@ -1,0 +1,47 @@
+"""Algorithm DEAH end to end (paper, Section 4): Step 1, Step 2 (Subroutine per selected
+substructure), Step 3; returns the raw union B and every intermediate artifact."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..choices import ChoiceRule
+from ..network import Network, PathBlock
+from ..subroutine import subroutine
+from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
+from .step3_sdvchain import Step3Result, run_step3
+
+__all__ = ["DeahResult", "run_deah"]
+
+
+@dataclass
+class DeahResult:
+    network: Network
+    seed: int
+    step1: Step1Result
+    bases: dict[int, PathBlock]  # B_r per selected substructure idx (Step 2)
+    step3: Step3Result
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def kept_blocks(self) -> list[tuple[int, PathBlock]]:
+        """The raw DEAH union as (substructure idx, B'_r) in selection order."""
+        return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.step1.selected]
+
+
+def run_deah(network: Network, seed: int = 0, max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS) -> DeahResult:
+    """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``)."""
+    timings = {}
+    t0 = time.perf_counter()
+    step1 = run_step1(network, max_substructures)
+    timings["step1"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
+    bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
+    timings["step2"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    step3 = run_step3(network, step1, bases)
+    timings["step3"] = time.perf_counter() - t0
+    return DeahResult(network, seed, step1, bases, step3, timings)

@@ -1,0 +1,102 @@
+"""JSON forms of a solve result: the ``--export`` file and the ``--json`` summary.
+
+A PATH is a list of [layer, neuron_index] pairs from layer 0 to layer L (layers ascending,
+indices 0-based). Weights in discard reasons are [layer_a, index_a, layer_b, index_b].
+"""
+
+from __future__ import annotations
+
+from .deah.step3_sdvchain import Discard
+from .network import paths_to_json, weight_endpoints
+from .solve import DiscardedPath, SolveResult
+
+__all__ = ["export_document", "summary", "format_path", "reason_document"]
+
+
+def format_path(layers, indices) -> str:
+    """``0:1,2:0,4:2`` form of a path."""
+    return ",".join(f"{l}:{i}" for l, i in zip(layers, indices))
+
+
+def _path(layers, indices) -> list[list[int]]:
+    return [[int(l), int(i)] for l, i in zip(layers, indices)]
+
+
+def reason_document(result: SolveResult, d: DiscardedPath) -> dict:
+    """Why a path was discarded: the SDVChain call (chain/pair or head vs Q_t) or the repair."""
+    net = result.network
+    r = d.reason
+    if isinstance(r, Discard):
+        paths = result.deah.step1.paths
+        return {
+            "step": r.step,
+            "chain": r.chain,
+            "pair": [list(paths[r.pair[0]].layers), list(paths[r.pair[1]].layers)],
+            "shared_layer_pairs": [list(p) for p in r.shared_pairs],
+            "ep": weight_endpoints(net, r.ep),
+            "ucp_star": weight_endpoints(net, r.ucp_star),
+            "iep": weight_endpoints(net, r.iep),
+            "shared": weight_endpoints(net, r.shared),
+        }
+    return {"step": "repair", "action": r.action}
+
+
+def export_document(result: SolveResult) -> dict:
+    """The ``--export`` file: spec, engine, m, H, basis, discarded, repairs (+ reasons)."""
+    net = result.network
+    doc = {
+        "spec": net.to_dict(),
+        "engine": result.engine,
+        "seed": result.seed,
+        "m": net.m,
+        "H": net.H,
+        "certified": result.certified,
+        "basis": paths_to_json(result.basis),
+        "discarded": [_path(d.layers, d.indices) for d in result.discarded],
+        "repairs": len(result.repairs),
+    }
+    if result.discarded:
+        doc["discard_reasons"] = [
+            {
+                "reason": reason_document(result, d),
+                "certificate": [
+                    {"coef": c, "path": _path(*result.basis_path(i))} for i, c in d.certificate
+                ],
+            }
+            for d in result.discarded
+        ]
+    return doc
+
+
+def summary(result: SolveResult) -> dict:
+    """The ``--json`` summary printed by ``solve``."""
+    net = result.network
+    doc = {
+        "network": net.name,
+        "engine": result.engine,
+        "seed": result.seed,
+        "m": net.m,
+        "H": net.H,
+        "basis_size": result.basis_size(),
+        "certified": result.certified,
+        "defect": result.verdict.defect,
+        "raw_certified": result.raw_verdict.certified,
+        "raw_defect": result.raw_verdict.defect,
+        "raw_size": result.raw_verdict.size,
+        "repairs": len(result.repairs),
+        "repairs_needed": result.repairs_needed,
+        "repairs_by_action": {a: sum(r.action == a for r in result.repairs) for a in ("drop", "readmit", "add")},
+        "discarded": len(result.discarded),
+        "timings": {k: round(v, 6) for k, v in result.timings.items()},
+    }
+    if result.deah is not None:
+        s1, s3 = result.deah.step1, result.deah.step3
+        doc.update(
+            substructure_paths=len(s1.paths),
+            R=s1.rank,
+            chains=len(s3.chains),
+            sdvchain_calls=s3.calls,
+            discards_by_step={s: sum(d.step == s for d in s3.discards) for s in ("chain", "head")},
+            certificate_max_size=max((len(d.certificate) for d in result.discarded), default=0),
+        )
+    return doc

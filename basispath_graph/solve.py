@@ -1,0 +1,199 @@
+"""Solve a network: run an engine, certify, repair DEAH visibly when it fails, certify discards.
+
+This is the Python API behind ``basispath solve``. Nothing here trusts an engine: the union it
+returns is certified exactly (``verify.certify``). Faithful DEAH (paper, Section 4) is not always a
+basis; then, unless ``repair=False``, the union is repaired by exact elimination and every change
+is recorded as a :class:`Repair`, apart from SDVChain's discards. Every discarded path gets a
+certificate: integer coefficients over the final basis, checked by vector addition.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .deah.engine import DeahResult, run_deah
+from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
+from .deah.step3_sdvchain import Discard
+from .network import Network, PathBlock
+from .skeleton import skeleton_basis
+from .verify import Expresser, IncrementalBasis, Verdict, certify
+
+__all__ = ["ENGINES", "Repair", "DiscardedPath", "SolveResult", "solve"]
+
+ENGINES = ("deah", "skeleton")
+
+
+@dataclass
+class Repair:
+    """One change the exact repair made to DEAH's union.
+
+    action: "drop" (a kept path was dependent on the paths before it), "readmit" (a path SDVChain
+    discarded raises the rank and comes back), or "add" (a skeleton path was needed to reach m-H).
+    """
+
+    action: str
+    layers: tuple[int, ...]
+    indices: tuple[int, ...]
+    substructure: int | None
+
+
+@dataclass
+class DiscardedPath:
+    """A path DEAH did not keep, why, and its certificate over the final basis."""
+
+    layers: tuple[int, ...]
+    indices: tuple[int, ...]
+    substructure: int
+    reason: Discard | Repair
+    certificate: list[tuple[int, int]] = field(default_factory=list)  # (basis index, coef)
+
+
+@dataclass
+class SolveResult:
+    network: Network
+    engine: str
+    seed: int
+    basis: list[PathBlock]
+    basis_substructures: list[int | None]  # substructure idx of each basis block (None: skeleton)
+    verdict: Verdict  # of the returned basis
+    raw_verdict: Verdict  # of the engine's output before any repair
+    discarded: list[DiscardedPath] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)  # applied to ``basis``
+    deah: DeahResult | None = None
+    repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def certified(self) -> bool:
+        return self.verdict.certified
+
+    def basis_size(self) -> int:
+        return sum(len(b) for b in self.basis)
+
+    def basis_path(self, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(layers, indices) of the basis path with this global index."""
+        for block in self.basis:
+            if index < len(block):
+                return block.layers, tuple(int(i) for i in block.nodes[index])
+            index -= len(block)
+        raise IndexError(index)
+
+
+def _rows(network: Network, block: PathBlock) -> np.ndarray:
+    return network.weight_ids(block)
+
+
+def _repair(network: Network, deah: DeahResult, seed: int):
+    """Exact elimination: keep kept paths greedily, re-admit discards, then skeleton paths."""
+    target = network.basis_size
+    span = IncrementalBasis(network)
+    repairs: list[Repair] = []
+    kept: dict[int, list[int]] = {}  # substructure idx -> rows of B_r kept
+    for idx, block in ((i, deah.bases[i]) for i in deah.step1.selected):
+        rows = np.flatnonzero(deah.step3.alive[idx])
+        wids = network.weight_ids(block.take(rows))
+        kept[idx] = []
+        for row, w in zip(rows.tolist(), wids):
+            if span.add(w):
+                kept[idx].append(row)
+            else:
+                repairs.append(Repair("drop", block.layers, tuple(block.nodes[row].tolist()), idx))
+    readmitted: set[tuple[int, int]] = set()
+    for d in deah.step3.discards:
+        if span.rank >= target:
+            break
+        block = deah.bases[d.substructure]
+        if span.add(network.weight_ids(block.take([d.row]))[0]):
+            kept[d.substructure].append(d.row)
+            readmitted.add((d.substructure, d.row))
+            repairs.append(Repair("readmit", block.layers, tuple(block.nodes[d.row].tolist()), d.substructure))
+    extra: list[PathBlock] = []
+    if span.rank < target:
+        for block in skeleton_basis(network, seed):
+            rows = [r for r, w in enumerate(network.weight_ids(block)) if span.rank < target and span.add(w)]
+            if rows:
+                extra.append(block.take(rows))
+                repairs.extend(Repair("add", block.layers, tuple(block.nodes[r].tolist()), None) for r in rows)
+    return kept, readmitted, extra, repairs
+
+
+def solve(
+    network: Network,
+    engine: str = "deah",
+    seed: int = 0,
+    repair: bool = True,
+    max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
+    certificates: bool = True,
+) -> SolveResult:
+    """Find a basis path set of ``network`` and certify it.
+
+    Parameters
+    ----------
+    engine : "deah" (the paper's algorithm, faithfully) or "skeleton" (notes section 3).
+    seed : seed of the shared choice rule (``ChoiceRule``).
+    repair : for deah, repair a union that is not certified (default); False returns raw DEAH.
+    certificates : compute and verify a certificate for every discarded path.
+
+    Raises
+    ------
+    ValueError for an unknown engine; ``TooManySubstructures`` when deah's P^S is too large.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    timings: dict[str, float] = {}
+    if engine == "skeleton":
+        t0 = time.perf_counter()
+        basis = skeleton_basis(network, seed)
+        timings["engine"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        verdict = certify(network, basis)
+        timings["certify"] = time.perf_counter() - t0
+        return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
+
+    deah = run_deah(network, seed, max_substructures)
+    timings.update(deah.timings)
+    raw = deah.kept_blocks()
+    t0 = time.perf_counter()
+    raw_verdict = certify(network, [b for _, b in raw])
+    timings["certify"] = time.perf_counter() - t0
+
+    repairs: list[Repair] = []
+    readmitted: set[tuple[int, int]] = set()
+    needed = 0
+    if raw_verdict.certified:
+        basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
+    else:
+        # Always work out the repair, so that even --no-repair can say how far DEAH was off.
+        t0 = time.perf_counter()
+        kept, readmitted, extra, repairs = _repair(network, deah, seed)
+        timings["repair"] = time.perf_counter() - t0
+        needed = len(repairs)
+        if repair:
+            basis = [deah.bases[idx].take(sorted(rows)) for idx, rows in kept.items()] + extra
+            subs = list(kept) + [None] * len(extra)
+            verdict = certify(network, basis)
+        else:
+            basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
+            readmitted, repairs = set(), []
+
+    discarded = [
+        DiscardedPath(deah.bases[d.substructure].layers, tuple(deah.bases[d.substructure].nodes[d.row].tolist()), d.substructure, d)
+        for d in deah.step3.discards
+        if (d.substructure, d.row) not in readmitted
+    ]
+    discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
+
+    result = SolveResult(
+        network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
+        deah=deah, timings=timings, repairs_needed=needed,
+    )
+    if certificates and verdict.certified and discarded:
+        t0 = time.perf_counter()
+        expresser = Expresser(network, basis)
+        for d in discarded:
+            d.certificate = expresser.express(d.layers, d.indices)
+        timings["certificates"] = time.perf_counter() - t0
+    return result

@@ -1,0 +1,344 @@
+"""Exact rank of path sets: peeling plus sparse Gaussian elimination over GF(p).
+
+A path is a 0/1 vector over the m weights, given here as the list (or int64 array) of its
+weight ids. Two exact tools are combined (notes/math.md, section 2):
+
+* **Peeling.** A path holding a weight that no other remaining path holds is independent of
+  the rest; remove it and repeat. Done in batched numpy rounds: every path with a private
+  weight in the current set is removed in the same round (removing paths only lowers the
+  per-weight counters, so paths peeled together stay independent of each other). The peel
+  order is triangular: the private weight ``e_i`` of the i-th peeled path is held by no
+  later-peeled path and by no core path.
+* **Elimination.** What does not peel (the *core*) is reduced row by row modulo a prime,
+  pivoting on the highest weight id, like the reference checker. rank over GF(p) <= rank over
+  Q, so "rank mod p == row count" proves independence over Q. A shortfall modulo
+  ``P1 = 2**31 - 1`` is re-checked modulo ``P2 = 2**31 - 19`` before dependence is declared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..network import Network, PathBlock
+
+__all__ = [
+    "P1",
+    "P2",
+    "PRIMES",
+    "ModPElimination",
+    "IncrementalBasis",
+    "PeelResult",
+    "flatten_blocks",
+    "peel",
+    "peel_blocks",
+    "rank_of_rows",
+    "rank_of",
+    "independent_mask",
+]
+
+P1 = 2_147_483_647  # 2**31 - 1
+P2 = 2_147_483_629  # 2**31 - 19, used to confirm a shortfall seen modulo P1
+PRIMES = (P1, P2)
+
+
+# --------------------------------------------------------------------------------------
+# Sparse elimination modulo one prime
+# --------------------------------------------------------------------------------------
+
+
+class ModPElimination:
+    """Row echelon form modulo ``p`` of sparse rows, pivot = highest weight id.
+
+    Pivot rows are stored normalised (leading coefficient 1) so reducing needs no inverse.
+    Only the leading entry of a residual is ever eliminated: that is all rank needs.
+    """
+
+    __slots__ = ("p", "pivots")
+
+    def __init__(self, p: int = P1) -> None:
+        self.p = p
+        self.pivots: dict[int, dict[int, int]] = {}
+
+    @property
+    def rank(self) -> int:
+        return len(self.pivots)
+
+    def reduce(self, row: Iterable[int]) -> dict[int, int]:
+        """Residual of a 0/1 row after elimination; ``{}`` iff the row is in the span mod p."""
+        p, piv = self.p, self.pivots
+        v = dict.fromkeys(row, 1)
+        while v:
+            e = max(v)
+            pr = piv.get(e)
+            if pr is None:
+                return v  # leading weight has no pivot: independent modulo p
+            f = v[e]
+            for k, c in pr.items():
+                nv = (v.get(k, 0) - f * c) % p
+                if nv:
+                    v[k] = nv
+                else:
+                    v.pop(k, None)
+        return v
+
+    def insert_residual(self, v: dict[int, int]) -> None:
+        """Store a non-zero residual returned by :meth:`reduce` as a new pivot row."""
+        e = max(v)
+        inv = pow(v[e], self.p - 2, self.p)
+        if inv != 1:
+            p = self.p
+            v = {k: c * inv % p for k, c in v.items()}
+        self.pivots[e] = v
+
+    def add(self, row: Iterable[int]) -> bool:
+        v = self.reduce(row)
+        if not v:
+            return False
+        self.insert_residual(v)
+        return True
+
+
+def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES) -> int:
+    """Rank over Q of 0/1 rows (lists of weight ids), certified by elimination mod primes.
+
+    Full rank modulo any prime proves full rank over Q. On a shortfall the next prime is
+    tried and the largest rank seen is returned (each is a lower bound on the rank over Q).
+    """
+    best = 0
+    for p in primes:
+        el = ModPElimination(p)
+        for row in rows:
+            el.add(row)
+        best = max(best, el.rank)
+        if best == len(rows):
+            break
+    return best
+
+
+# --------------------------------------------------------------------------------------
+# Incremental basis (used by repair steps)
+# --------------------------------------------------------------------------------------
+
+
+class IncrementalBasis:
+    """Grow an independent set of paths one row at a time, exactly.
+
+    ``add(row)`` keeps the row iff it is independent of the rows kept so far. A row that
+    reduces to zero modulo the working prime is re-checked modulo the next prime (that
+    elimination is built lazily by replaying the kept rows) before being rejected; if the
+    second prime separates it, that prime becomes the working one.
+
+    Rows are weight-id sequences (list, tuple or int64 array), each id at most once.
+    """
+
+    def __init__(self, network: Network | None = None, primes: Sequence[int] = PRIMES) -> None:
+        self.m = network.m if network is not None else None
+        self._elims = [ModPElimination(p) for p in primes]
+        self._fed = [0] * len(primes)  # how many kept rows each elimination has seen
+        self._full = [True] * len(primes)  # elimination has full rank on the rows it has seen
+        self._work = 0  # index of the working prime
+        self.rows: list[list[int]] = []  # kept rows, in order
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def rank(self) -> int:
+        return len(self.rows)
+
+    def _row(self, row) -> list[int]:
+        r = row.tolist() if isinstance(row, np.ndarray) else [int(x) for x in row]
+        if len(set(r)) != len(r):
+            raise ValueError(f"row {r} repeats a weight id (rows are 0/1 vectors)")
+        if self.m is not None and r and (min(r) < 0 or max(r) >= self.m):
+            raise ValueError(f"row {r} has a weight id outside 0..{self.m - 1}")
+        return r
+
+    def _catch_up(self, k: int) -> None:
+        el = self._elims[k]
+        while self._fed[k] < len(self.rows):
+            if not el.add(self.rows[self._fed[k]]):
+                self._full[k] = False
+            self._fed[k] += 1
+
+    def reduce(self, row) -> dict[int, int]:
+        """Residual of ``row`` modulo the working prime (``{}``: in the span of the kept rows)."""
+        k = self._work
+        self._catch_up(k)
+        return self._elims[k].reduce(self._row(row))
+
+    def _separating_prime(self, r: list[int], skip: int = -1) -> tuple[int, dict[int, int]] | None:
+        """A prime (index, residual) modulo which ``r`` is independent of the kept rows."""
+        for k in range(len(self._elims)):
+            if k == skip or not self._full[k]:
+                continue  # a prime that lost rank on the kept rows proves nothing
+            self._catch_up(k)
+            if not self._full[k]:
+                continue
+            v = self._elims[k].reduce(r)
+            if v:
+                return k, v
+        return None
+
+    def independent(self, row) -> bool:
+        """Whether ``row`` is independent of the kept rows (does not add it)."""
+        return self._separating_prime(self._row(row)) is not None
+
+    def add(self, row) -> bool:
+        """Keep ``row`` if it is independent of the kept rows; return whether it was kept."""
+        r = self._row(row)
+        k = self._work
+        self._catch_up(k)
+        v = self._elims[k].reduce(r)
+        if not v:
+            # Zero modulo the working prime: confirm with the others before rejecting.
+            hit = self._separating_prime(r, skip=k)
+            if hit is None:
+                return False
+            self._full[k] = False  # the old working prime just lost rank
+            k, v = hit
+            self._work = k
+        self._elims[k].insert_residual(v)
+        self._fed[k] += 1
+        self.rows.append(r)
+        return True
+
+
+# --------------------------------------------------------------------------------------
+# Peeling
+# --------------------------------------------------------------------------------------
+
+
+def flatten_blocks(network: Network, blocks: Iterable[PathBlock]) -> tuple[np.ndarray, np.ndarray]:
+    """Weight ids of all paths of ``blocks`` (concatenated in order) as CSR arrays.
+
+    Returns ``(ptr, wids)``: path i holds ``wids[ptr[i]:ptr[i + 1]]``. Paths must be valid.
+    """
+    lens, parts = [], []
+    for b in blocks:
+        if len(b) == 0:
+            continue  # an empty block may carry any layer tuple; it holds no path
+        w = network.weight_ids(b)
+        parts.append(w.ravel())
+        lens.append(np.full(len(b), w.shape[1], dtype=np.int64))
+    if not parts:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ptr = np.zeros(sum(len(x) for x in lens) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(lens), out=ptr[1:])
+    return ptr, np.concatenate(parts).astype(np.int64, copy=False)
+
+
+def _gather(ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Concatenated index ranges ptr[i]:ptr[i+1] for every i in idx (vectorised)."""
+    starts = ptr[idx]
+    lens = ptr[idx + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = starts - (np.cumsum(lens) - lens)
+    return np.arange(total, dtype=np.int64) + np.repeat(shift, lens)
+
+
+@dataclass
+class PeelResult:
+    """Outcome of peeling.
+
+    ``order[i]`` is the i-th peeled path, ``private[i]`` a weight it held alone when peeled
+    (held by no path peeled later and by no core path); ``core`` lists the paths that never
+    peeled, ascending. ``rounds`` is the number of batched rounds.
+    """
+
+    order: np.ndarray
+    private: np.ndarray
+    core: np.ndarray
+    rounds: int
+
+    @property
+    def n_peeled(self) -> int:
+        return len(self.order)
+
+
+def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
+    """Peel paths given in CSR form (see :func:`flatten_blocks`); O(total entries) overall.
+
+    Each weight becomes a candidate (counter dropped to 1) at most once, so the work across
+    all rounds is linear; each round is a handful of numpy calls.
+    """
+    ptr = np.asarray(ptr, dtype=np.int64)
+    wids = np.asarray(wids, dtype=np.int64)
+    n = len(ptr) - 1
+    if wids.size and (int(wids.min()) < 0 or int(wids.max()) >= m):
+        raise ValueError(f"weight ids must lie in 0..{m - 1}")
+    counts = np.bincount(wids, minlength=m).astype(np.int64)
+    path_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    by_weight = np.argsort(wids, kind="stable")  # entries grouped by weight id
+    wptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=wptr[1:])
+    alive = np.ones(n, dtype=bool)
+
+    order_parts: list[np.ndarray] = []
+    priv_parts: list[np.ndarray] = []
+    cand = np.flatnonzero(counts == 1)
+    rounds = 0
+    while cand.size:
+        rounds += 1
+        ent = by_weight[_gather(wptr, cand)]
+        holders, ws = path_of[ent], wids[ent]
+        keep = alive[holders]  # counter is 1, so exactly one alive holder per candidate
+        holders, ws = holders[keep], ws[keep]
+        paths, first = np.unique(holders, return_index=True)
+        order_parts.append(paths)
+        priv_parts.append(ws[first])
+        alive[paths] = False
+        touched, dec = np.unique(wids[_gather(ptr, paths)], return_counts=True)
+        counts[touched] -= dec
+        cand = touched[counts[touched] == 1]
+
+    empty = np.zeros(0, dtype=np.int64)
+    return PeelResult(
+        order=np.concatenate(order_parts) if order_parts else empty,
+        private=np.concatenate(priv_parts) if priv_parts else empty,
+        core=np.flatnonzero(alive).astype(np.int64),
+        rounds=rounds,
+    )
+
+
+def peel_blocks(network: Network, blocks: Iterable[PathBlock]) -> PeelResult:
+    """:func:`peel` on the concatenated paths of ``blocks``."""
+    ptr, wids = flatten_blocks(network, blocks)
+    return peel(ptr, wids, network.m)
+
+
+def _rows(ptr: np.ndarray, wids: np.ndarray, idx: np.ndarray) -> list[list[int]]:
+    return [wids[ptr[i] : ptr[i + 1]].tolist() for i in idx.tolist()]
+
+
+def rank_of(network: Network, blocks: Iterable[PathBlock]) -> int:
+    """Rank over Q of the paths in ``blocks``: peeled count + certified rank of the core.
+
+    Paths must be valid (see :func:`basispath_graph.verify.certify.find_invalid`).
+    """
+    ptr, wids = flatten_blocks(network, blocks)
+    pr = peel(ptr, wids, network.m)
+    return pr.n_peeled + rank_of_rows(_rows(ptr, wids, pr.core))
+
+
+def independent_mask(network: Network, blocks: Iterable[PathBlock]) -> np.ndarray:
+    """Greedy pass in the given order: ``mask[i]`` iff path i is independent of the kept
+    paths before it (global index over the concatenated blocks).
+
+    Peeled paths are always kept: a path with a private weight is outside the span of any
+    set of other paths, and removing it never changes whether another path lies in the span
+    of its predecessors. So only the core runs through :class:`IncrementalBasis`.
+    """
+    ptr, wids = flatten_blocks(network, blocks)
+    n = len(ptr) - 1
+    pr = peel(ptr, wids, network.m)
+    mask = np.ones(n, dtype=bool)
+    inc = IncrementalBasis(network)
+    for i, row in zip(pr.core.tolist(), _rows(ptr, wids, pr.core)):
+        mask[i] = inc.add(row)
+    return mask

@@ -1,0 +1,358 @@
+"""Property tests for basispath_graph.verify against the brute-force oracle (tests/oracle.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from pathlib import Path as FsPath
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(__file__))
+from oracle import Span, count_paths, oracle_for, skeleton_basis  # noqa: E402
+
+from basispath_graph.network import Network, PathBlock  # noqa: E402
+from basispath_graph.verify import (  # noqa: E402
+    DependentBasisError,
+    Expresser,
+    IncrementalBasis,
+    InvalidPathError,
+    NonIntegralError,
+    NotInSpanError,
+    certify,
+    flatten_blocks,
+    format_path,
+    independent_mask,
+    parse_path,
+    peel_blocks,
+    rank_of,
+    rank_of_rows,
+)
+
+MAX_PATHS = 90
+MAX_M = 70
+SETTINGS = settings(max_examples=int(os.environ.get("VERIFY_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def networks(draw) -> Network:
+    L = draw(st.integers(1, 5))
+    widths = draw(st.lists(st.integers(1, 4), min_size=L + 1, max_size=L + 1))
+    cand = [(a, b) for a in range(L + 1) for b in range(a + 2, L + 1)]
+    skips = draw(st.lists(st.sampled_from(cand), unique=True)) if cand else []
+    net = Network.build(widths, skips)
+    # Keep the oracle cheap: shrink the widest layer until the network is small.
+    while count_paths(net.widths, net.pairs) > MAX_PATHS or net.m > MAX_M:
+        w = list(net.widths)
+        w[w.index(max(w))] -= 1
+        net = Network.build(w, skips)
+    return net
+
+
+def oracle(net: Network):
+    return oracle_for(net.widths, net.pairs)
+
+
+def blocks_of(paths) -> list[PathBlock]:
+    """Blocks in path order: consecutive paths with the same layers share a block."""
+    out: list[PathBlock] = []
+    run: list = []
+    for p in paths:
+        if run and tuple(l for l, _ in run[0]) != tuple(l for l, _ in p):
+            out.append(_block(run))
+            run = []
+        run.append(p)
+    if run:
+        out.append(_block(run))
+    return out
+
+
+def _block(run) -> PathBlock:
+    layers = tuple(l for l, _ in run[0])
+    return PathBlock(layers, np.array([[i for _, i in p] for p in run], dtype=np.int64))
+
+
+def text(p) -> str:
+    return format_path([l for l, _ in p], [i for _, i in p])
+
+
+def greedy_basis(net: Network, rng: random.Random):
+    """A maximal independent subset of all paths, chosen by the oracle in random order."""
+    o = oracle(net)
+    paths = list(o.paths)
+    rng.shuffle(paths)
+    return [p for p, keep in zip(paths, o.greedy(paths)) if keep]
+
+
+def dense_sum(o, basis, coefs) -> list[int]:
+    acc = [0] * o.m
+    for b, c in coefs:
+        for e, x in enumerate(o.vec(basis[b])):
+            acc[e] += c * x
+    return acc
+
+
+# ---------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_rank_of_all_paths_is_m_minus_H(net, rng):
+    o = oracle(net)
+    assert o.rank(o.paths) == net.m - net.H  # the oracle confirms notes section 1
+    assert rank_of(net, blocks_of(o.paths)) == net.basis_size
+    paths = list(o.paths)
+    rng.shuffle(paths)
+    assert independent_mask(net, blocks_of(paths)).tolist() == o.greedy(paths)
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_greedy_basis_is_certified(net, rng):
+    basis = greedy_basis(net, rng)
+    v = certify(net, blocks_of(basis))
+    assert (v.certified, v.defect, v.size, v.expected, v.rank) == (True, None, len(basis), net.basis_size, len(basis))
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_removing_a_path_gives_size_defect(net, rng):
+    basis = greedy_basis(net, rng)
+    n = len(basis)
+    del basis[rng.randrange(n)]
+    v = certify(net, blocks_of(basis))
+    assert not v.certified
+    assert v.defect == f"size {n - 1} != m - H = {n}"
+    assert v.rank == n - 1
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_duplicate_is_named(net, rng):
+    basis = greedy_basis(net, rng)
+    i = rng.randrange(len(basis))
+    j = rng.randrange(len(basis) + 1)
+    dup = basis[i]
+    basis.insert(j, dup)
+    first, second = sorted(k for k, p in enumerate(basis) if p == dup)
+    v = certify(net, blocks_of(basis))
+    assert not v.certified
+    assert v.defect == f"path {second} ({text(dup)}) duplicates path {first}"
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_swap_gives_exact_verdict(net, rng):
+    o = oracle(net)
+    basis = greedy_basis(net, rng)
+    outside = [p for p in o.paths if p not in set(basis)]
+    if not outside:
+        return  # every path is in the basis (e.g. L = 1)
+    del basis[rng.randrange(len(basis))]
+    basis.insert(rng.randrange(len(basis) + 1), rng.choice(outside))
+    n = len(basis)
+    r = o.rank(basis)
+    v = certify(net, blocks_of(basis))
+    assert v.rank == r
+    if r == n:
+        assert (v.certified, v.defect) == (True, None)
+    else:
+        assert (v.certified, v.defect) == (False, f"dependent: rank {r} < {n}")
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False), st.data())
+def test_invalid_paths_exact_messages(net, rng, data):
+    L, w = net.L, net.widths
+    basis = greedy_basis(net, rng)
+    good = basis[rng.randrange(len(basis))]
+    bad_cases = []
+    # neuron index out of range
+    k = rng.randrange(len(good))
+    l = good[k][0]
+    p = good[:k] + ((l, w[l]),) + good[k + 1 :]
+    bad_cases.append((p, f"neuron index {w[l]} out of range at layer {l} (width {w[l]})"))
+    # layer out of range
+    bad_cases.append((good + ((L + 1, 0),), f"layer {L + 1} out of range 0..{L}"))
+    # does not end at L / does not start at 0
+    if len(good) >= 3:
+        bad_cases.append((good[:-1], f"ends at layer {good[-2][0]}, not L = {L}"))
+        bad_cases.append((good[1:], f"starts at layer {good[1][0]}, not 0"))
+        q = (good[0], good[2], good[1]) + good[3:]
+        bad_cases.append((q, f"layers not strictly ascending ({good[2][0]} then {good[1][0]})"))
+    # unconnected hop
+    missing = [(a, b) for a in range(L + 1) for b in range(a + 2, L + 1) if (a, b) not in net.pairs]
+    if missing:
+        a, b = rng.choice(missing)
+        q = tuple((x, 0) for x in range(a + 1)) + tuple((x, 0) for x in range(b, L + 1))
+        bad_cases.append((q, f"hop {a}->{b} is not a connected layer pair"))
+    bad, msg = data.draw(st.sampled_from(bad_cases))
+    pos = rng.randrange(len(basis) + 1)
+    paths = basis[:pos] + [bad] + basis[pos:]
+    # a second bad path later must not be the one reported
+    paths.append(good + ((L + 1, 0),))
+    v = certify(net, blocks_of(paths))
+    assert (v.certified, v.rank) == (False, None)
+    assert v.defect == f"path {pos} ({text(bad)}): {msg}"
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_express_every_non_basis_path(net, rng):
+    o = oracle(net)
+    basis = greedy_basis(net, rng)
+    ex = Expresser(net, blocks_of(basis))
+    index = {p: k for k, p in enumerate(basis)}
+    for q in o.paths:
+        layers, idx = [l for l, _ in q], [i for _, i in q]
+        if q in index:
+            assert ex.express(layers, idx) == [(index[q], 1)]
+            continue
+        try:
+            coefs = ex.express(layers, idx)
+        except NonIntegralError:
+            sol = o.solve(basis, q)  # only acceptable if the rational solution really is fractional
+            assert sol is not None and any(c.denominator != 1 for c in sol)
+            continue
+        assert all(isinstance(c, int) and c != 0 for _, c in coefs)
+        assert dense_sum(o, basis, coefs) == o.vec(q)
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_express_errors(net, rng):
+    o = oracle(net)
+    basis = greedy_basis(net, rng)
+    dropped = basis.pop(rng.randrange(len(basis)))
+    ex = Expresser(net, blocks_of(basis))
+    with pytest.raises(NotInSpanError, match="not in the span"):
+        ex.express([l for l, _ in dropped], [i for _, i in dropped])
+    with pytest.raises(InvalidPathError, match="out of range"):
+        ex.express([l for l, _ in dropped], [net.widths[l] for l, _ in dropped])
+    outside = [p for p in o.paths if p not in set(basis)]
+    extra = rng.choice(outside)
+    if o.rank(basis + [extra]) == len(basis) + 1:
+        return  # only the dropped path was outside the span
+    with pytest.raises(DependentBasisError, match="dependent"):
+        Expresser(net, blocks_of(basis + [extra]))
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False), st.data())
+def test_incremental_basis_matches_oracle(net, rng, data):
+    o = oracle(net)
+    seq = data.draw(st.lists(st.sampled_from(o.paths), min_size=1, max_size=60))
+    (ptr, wids) = flatten_blocks(net, [_block([p]) for p in seq])
+    rows = [wids[ptr[k] : ptr[k + 1]] for k in range(len(seq))]
+    inc, span = IncrementalBasis(net), Span(o.m)
+    for p, row in zip(seq, rows):
+        vec = o.vec(p)
+        inside = span.contains(vec)
+        assert (inc.reduce(row) == {}) == inside
+        assert inc.independent(row) == (not inside)
+        assert inc.add(row) == span.add(vec)
+    assert inc.rank == span.rank == rank_of_rows([r.tolist() for r in rows])
+
+
+def test_second_prime_confirms_shortfall():
+    # {0,1}, {1,2}, {0,2} sum to zero mod 2 but are independent over Q (det = 2).
+    rows = [[0, 1], [1, 2], [0, 2]]
+    assert rank_of_rows(rows, primes=(2,)) == 2
+    assert rank_of_rows(rows, primes=(2, 3)) == 3
+    inc = IncrementalBasis(None, primes=(2, 3))
+    assert [inc.add(r) for r in rows] == [True, True, True]
+    assert inc.add([0, 1, 2]) is False  # 2 * (0,1,2) = sum of the three rows
+    assert inc.add([3]) is True
+    with pytest.raises(ValueError, match="repeats"):
+        inc.add([4, 4])
+
+
+@SETTINGS
+@given(networks(), st.randoms(use_true_random=False))
+def test_peel_order_is_triangular(net, rng):
+    o = oracle(net)
+    paths = list(o.paths)
+    rng.shuffle(paths)
+    subset = paths[: rng.randrange(1, len(paths) + 1)]
+    pr = peel_blocks(net, blocks_of(subset))
+    ptr, wids = flatten_blocks(net, blocks_of(subset))
+    held = [set(wids[ptr[k] : ptr[k + 1]].tolist()) for k in range(len(subset))]
+    assert sorted(pr.order.tolist() + pr.core.tolist()) == list(range(len(subset)))
+    later = [held[i] for i in pr.core.tolist()]
+    for i, e in reversed(list(zip(pr.order.tolist(), pr.private.tolist()))):
+        assert e in held[i] and all(e not in h for h in later)
+        later.append(held[i])
+    # the core has no weight held by exactly one core path
+    cnt: dict[int, int] = {}
+    for i in pr.core.tolist():
+        for e in held[i]:
+            cnt[e] = cnt.get(e, 0) + 1
+    assert 1 not in cnt.values()
+
+
+@SETTINGS
+@given(networks())
+def test_skeleton_basis_certified_and_peels(net):
+    basis = skeleton_basis(net.widths, net.pairs)
+    o = oracle(net)
+    assert o.rank(basis) == len(basis) == net.basis_size
+    v = certify(net, blocks_of(basis))
+    assert v.certified, v.defect
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=8)
+)
+@settings(max_examples=50, deadline=None)
+def test_format_parse_roundtrip(pairs):
+    layers, idx = [l for l, _ in pairs], [i for _, i in pairs]
+    s = format_path(layers, idx)
+    assert parse_path(s) == (tuple(layers), tuple(idx))
+    assert parse_path(" " + s.replace(",", " , ") + " ") == (tuple(layers), tuple(idx))
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "0:1,", "a:b", "0-1", "0:1:2", "-1:0", "0:1;2:0", "0:"])
+def test_parse_rejects(bad):
+    with pytest.raises(ValueError, match="path text|bad item"):
+        parse_path(bad)
+
+
+def test_format_path_example():
+    assert format_path((0, 2, 4), (1, 0, 2)) == "0:1,2:0,4:2"
+    assert parse_path("0:1,2:0,4:2") == ((0, 2, 4), (1, 0, 2))
+
+
+EXAMPLES = FsPath("/work/shared/examples")
+
+
+@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared examples not present")
+@pytest.mark.parametrize("name", ["mlp", "fig1b", "resnet-style", "densenet-style"])
+def test_public_examples_skeleton(name):
+    f = EXAMPLES / f"{name}.json"
+    if not f.exists():
+        pytest.skip(f"{f} missing")
+    spec = json.loads(f.read_text())
+    net = Network.build(spec["widths"], spec.get("skips", []))
+    basis = skeleton_basis(net.widths, net.pairs)
+    v = certify(net, blocks_of(basis))
+    assert v.certified, v.defect
+    ex = Expresser(net, blocks_of(basis))
+    # A few non-basis paths: two skeleton paths with one neuron changed.
+    rng = random.Random(0)
+    for _ in range(50):
+        p = list(rng.choice(basis))
+        k = rng.randrange(len(p))
+        p[k] = (p[k][0], rng.randrange(net.widths[p[k][0]]))
+        coefs = ex.express([l for l, _ in p], [i for _, i in p])
+        acc: dict[int, int] = {}
+        ptr, wids = flatten_blocks(net, blocks_of(basis))
+        for b, c in coefs:
+            for e in wids[ptr[b] : ptr[b + 1]].tolist():
+                acc[e] = acc.get(e, 0) + c
+        q = flatten_blocks(net, [_block([tuple(p)])])[1].tolist()
+        assert {e: c for e, c in acc.items() if c} == dict.fromkeys(q, 1)
