@@ -127,6 +127,7 @@ def solve(
     repair: bool = True,
     max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
     certificates: bool = True,
+    relations=None,
 ) -> SolveResult:
     """Find a basis path set of ``network`` and certify it.
 
@@ -136,6 +137,7 @@ def solve(
     seed : seed of the shared choice rule (``ChoiceRule``).
     repair : for deah, repair a union that is not certified (default); False returns raw DEAH.
     certificates : compute and verify a certificate for every discarded path.
+    relations : deah only; builds Step 3's relations from Step 1 (``run_deah``), e.g. from a store.
 
     Raises
     ------
@@ -153,7 +155,7 @@ def solve(
         timings["certify"] = time.perf_counter() - t0
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
-    deah = run_deah(network, seed, max_substructures)
+    deah = run_deah(network, seed, max_substructures, relations)
     timings.update(deah.timings)
     raw = deah.kept_blocks()
     t0 = time.perf_counter()

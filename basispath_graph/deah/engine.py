@@ -4,13 +4,14 @@ substructure), Step 3; returns the raw union B and every intermediate artifact."
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..subroutine import subroutine
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
-from .step3_sdvchain import Step3Result, run_step3
+from .step3_sdvchain import Relations, Step3Result, run_step3
 
 __all__ = ["DeahResult", "run_deah"]
 
@@ -29,8 +30,17 @@ class DeahResult:
         return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.step1.selected]
 
 
-def run_deah(network: Network, seed: int = 0, max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS) -> DeahResult:
-    """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``)."""
+def run_deah(
+    network: Network,
+    seed: int = 0,
+    max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
+    relations: Callable[[Step1Result], Relations] | None = None,
+) -> DeahResult:
+    """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``).
+
+    ``relations`` builds the subdivision / shared-edge relations Step 3 uses from Step 1's
+    result; a graph store passes one that persists Step 1 and asks Cypher (default: in memory).
+    """
     timings = {}
     t0 = time.perf_counter()
     step1 = run_step1(network, max_substructures)
@@ -42,6 +52,7 @@ def run_deah(network: Network, seed: int = 0, max_substructures: int = DEFAULT_M
     timings["step2"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    step3 = run_step3(network, step1, bases)
+    rel = relations(step1) if relations else None
+    step3 = run_step3(network, step1, bases, rel)
     timings["step3"] = time.perf_counter() - t0
     return DeahResult(network, seed, step1, bases, step3, timings)

@@ -17,9 +17,44 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..network import Network, PathBlock
-from .step1_substructures import Step1Result, SubstructurePath
+from .step1_substructures import Step1Result
 
-__all__ = ["Discard", "Step3Result", "build_chains", "build_q_sets", "sdvchain_pair", "run_step3"]
+__all__ = [
+    "Discard",
+    "Step3Result",
+    "Relations",
+    "InMemoryRelations",
+    "build_chains",
+    "build_q_sets",
+    "sdvchain_pair",
+    "run_step3",
+]
+
+
+class Relations:
+    """The two relations Step 3 needs between selected substructure paths.
+
+    ``subdivides(a, b)``: p_a is a path subdivision of p_b. ``shared_pairs(a, b)``: the G^S edges
+    (layer pairs) both paths have. A graph store answers them with Cypher (``SUBDIVIDES`` and
+    ``SHARES_EDGE``); ``InMemoryRelations`` computes them from the layer sets.
+    """
+
+    def subdivides(self, a: int, b: int) -> bool:
+        raise NotImplementedError
+
+    def shared_pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        raise NotImplementedError
+
+
+class InMemoryRelations(Relations):
+    def __init__(self, step1: "Step1Result"):
+        self._paths = step1.paths
+
+    def subdivides(self, a: int, b: int) -> bool:
+        return self._paths[a].subdivides(self._paths[b])
+
+    def shared_pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        return tuple(sorted(set(self._paths[a].edges) & set(self._paths[b].edges)))
 
 
 @dataclass
@@ -52,14 +87,14 @@ class Step3Result:
     calls: int = 0  # SDVChain pair calls made
 
 
-def build_chains(step1: Step1Result) -> list[list[int]]:
+def build_chains(step1: Step1Result, rel: Relations) -> list[list[int]]:
     """Path subdivision chains U_{t_1} > U_{t_2} > ... (> U_0), stretched as long as possible.
 
     Scans the selected sets (p_0 excluded) in selection order; a set not yet in any chain starts
     a new chain, which takes every later set that subdivides its current tail (members may be
     shared by several chains; heads may not).
     """
-    paths, order = step1.paths, step1.selected[1:]
+    order = step1.selected[1:]
     in_a_chain: set[int] = set()
     chains = []
     for i, head in enumerate(order):
@@ -67,28 +102,23 @@ def build_chains(step1: Step1Result) -> list[list[int]]:
             continue
         chain = [head]
         for cand in order[i + 1 :]:
-            if paths[cand].subdivides(paths[chain[-1]]):
+            if rel.subdivides(cand, chain[-1]):
                 chain.append(cand)
         in_a_chain.update(chain)
         chains.append(chain)
     return chains
 
 
-def _share_edge(p: SubstructurePath, q: SubstructurePath) -> bool:
-    return bool(set(p.edges) & set(q.edges))
-
-
-def build_q_sets(step1: Step1Result, chains: list[list[int]]) -> list[list[int]]:
+def build_q_sets(chains: list[list[int]], rel: Relations) -> list[list[int]]:
     """Q_t: for each other chain, its last non-head member sharing an edge with head t_1; minus Y_t."""
-    paths = step1.paths
     out = []
     for t, chain in enumerate(chains):
-        head, own = paths[chain[0]], set(chain)
+        head, own = chain[0], set(chain)
         q = []
         for u, other in enumerate(chains):
             if u == t:
                 continue
-            sharing = [idx for idx in other[1:] if _share_edge(head, paths[idx])]
+            sharing = [idx for idx in other[1:] if rel.shared_pairs(head, idx)]
             if sharing and sharing[-1] not in own and sharing[-1] not in q:
                 q.append(sharing[-1])
         out.append(q)
@@ -106,9 +136,8 @@ def _split(network: Network, block: PathBlock, shared: set[tuple[int, int]]):
 
 def sdvchain_pair(
     network: Network,
-    p_from: SubstructurePath,
+    shared_pairs: tuple[tuple[int, int], ...],
     base: PathBlock,
-    p_to: SubstructurePath,
     target: PathBlock,
     alive: np.ndarray,
 ):
@@ -123,9 +152,9 @@ def sdvchain_pair(
     changed (the caller applies all discards of one call at once, as the pseudo-code does).
     Running time O(|B_from| + |B_to| * k) for k = the number of groups a shared part belongs to.
     """
-    shared_pairs = set(p_from.edges) & set(p_to.edges)
-    sk_from, uk_from = _split(network, base, shared_pairs)
-    sk_to, uk_to = _split(network, target, shared_pairs)
+    shared = set(shared_pairs)
+    sk_from, uk_from = _split(network, base, shared)
+    sk_to, uk_to = _split(network, target, shared)
     freq = Counter(sk_from)
     ucp: dict[tuple, set] = defaultdict(set)
     for s, u in zip(sk_from, uk_from):
@@ -149,19 +178,26 @@ def sdvchain_pair(
                 if sk_to[row] != star and row not in taken:
                     taken.add(row)
                     out.append((row, ep, star, iep, sk_to[row]))
-    return out, tuple(sorted(shared_pairs))
+    return out
 
 
-def run_step3(network: Network, step1: Step1Result, bases: dict[int, PathBlock]) -> Step3Result:
-    """DEAH Step 3 over the chains, then the chain heads against Q_t. See module docstring."""
-    paths, p0 = step1.paths, step1.p0
-    chains = build_chains(step1)
-    q_sets = build_q_sets(step1, chains)
+def run_step3(
+    network: Network, step1: Step1Result, bases: dict[int, PathBlock], rel: Relations | None = None
+) -> Step3Result:
+    """DEAH Step 3 over the chains, then the chain heads against Q_t. See module docstring.
+
+    ``rel`` answers subdivision and shared edges (default: computed in memory).
+    """
+    rel = rel or InMemoryRelations(step1)
+    p0 = step1.p0
+    chains = build_chains(step1, rel)
+    q_sets = build_q_sets(chains, rel)
     alive = {idx: np.ones(len(block), dtype=bool) for idx, block in bases.items()}
     result = Step3Result(chains, q_sets, alive)
 
     def call(step: str, t: int, src: int, dst: int):
-        found, shared_pairs = sdvchain_pair(network, paths[src], bases[src], paths[dst], bases[dst], alive[dst])
+        shared_pairs = rel.shared_pairs(src, dst)
+        found = sdvchain_pair(network, shared_pairs, bases[src], bases[dst], alive[dst])
         result.calls += 1
         for row, ep, star, iep, shared in found:
             alive[dst][row] = False
