@@ -9,6 +9,7 @@ import typer
 
 from .common import EXIT_BAD_INPUT, EXIT_INTERNAL
 from .solve_cmd import solve_command
+from .store_cmds import ingest_command, query_command, run_command, runs_command
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -20,6 +21,10 @@ app = typer.Typer(
 )
 app.command("solve")(solve_command)
 app.command("verify")(verify_command)
+app.command("run")(run_command)
+app.command("query")(query_command)
+app.command("ingest")(ingest_command)
+app.command("runs")(runs_command)
 
 
 def main() -> None:

@@ -1,0 +1,45 @@
+"""Progress display for long store writes: a rich spinner per stage on a terminal, nothing otherwise."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+
+class StageProgress:
+    """Adapter the store writer calls: ``stage(name)`` then ``advance(rows)``."""
+
+    def __init__(self, enabled: bool):
+        self._progress = None
+        if enabled and sys.stderr.isatty():
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed} rows"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+        self._task = None
+
+    def __enter__(self):
+        if self._progress:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._progress:
+            self._progress.stop()
+
+    def stage(self, name: str) -> None:
+        if self._progress:
+            if self._task is not None:
+                self._progress.update(self._task, visible=False)
+            self._task = self._progress.add_task(f"writing {name}", total=None)
+
+    def advance(self, rows: int) -> None:
+        if self._progress and self._task is not None:
+            self._progress.advance(self._task, rows)

@@ -1,0 +1,87 @@
+"""The store interface both backends implement, and ``open_store`` that picks one from a URI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "open_store", "resolve_store_uri", "DEFAULT_STORE"]
+
+DEFAULT_STORE = "./basispath-store"
+NEO4J_SCHEMES = ("neo4j://", "neo4j+s://", "neo4j+ssc://", "bolt://", "bolt+s://", "bolt+ssc://")
+
+
+class StoreError(Exception):
+    """A store operation failed in a way the user can act on (one-line message)."""
+
+
+class StoreUnavailable(StoreError):
+    """The server cannot be reached or refused the credentials (CLI exit code 3)."""
+
+
+class WriteRefused(StoreError):
+    """A query tried to write to a store opened read-only."""
+
+
+class StoreLocked(StoreError):
+    """Another process holds the embedded store for writing."""
+
+
+class Store:
+    """A graph store that runs named queries from the ``cypher/`` library.
+
+    ``run(name, **params)`` runs a named query (every statement of its file) and returns the rows
+    of the last one as dicts. ``bulk(name, columns)`` loads many rows with the named query:
+    ``columns`` maps column name -> list of values, all of one length. ``query(text, params)`` runs
+    user Cypher and returns (columns, rows); it is read-only unless the store was opened with
+    ``write=True``.
+    """
+
+    backend: str = ""
+    writable: bool = False
+
+    def run(self, query_name: str, /, **params) -> list[dict]:
+        raise NotImplementedError
+
+    def bulk(self, name: str, columns: dict[str, list], progress=None) -> None:
+        raise NotImplementedError
+
+    def query(self, text: str, params: dict | None = None) -> tuple[list[str], list[list]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def resolve_store_uri(uri: str | None) -> str:
+    """--store, else $BASISPATH_STORE, else ./basispath-store."""
+    return uri or os.environ.get("BASISPATH_STORE") or DEFAULT_STORE
+
+
+def is_neo4j_uri(uri: str) -> bool:
+    return uri.lower().startswith(NEO4J_SCHEMES)
+
+
+def open_store(uri: str | None = None, write: bool = False, create: bool | None = None) -> Store:
+    """Open the store at ``uri`` (a folder for LadybugDB, or a neo4j:// / bolt:// URI).
+
+    write=False opens the database read-only where the backend offers it (LadybugDB read-only
+    mode, Neo4j READ access mode). create defaults to ``write``: a missing embedded store is only
+    created by commands that write.
+    """
+    uri = resolve_store_uri(uri)
+    if is_neo4j_uri(uri):
+        from .neo4j_store import Neo4jStore
+
+        return Neo4jStore(uri, write=write)
+    if "://" in uri:
+        raise StoreError(f"unsupported store URI {uri!r}: use a folder path or neo4j://, neo4j+s://, bolt:// URIs")
+    from .ladybug_store import LadybugStore
+
+    return LadybugStore(Path(uri), write=write, create=write if create is None else create)

@@ -1,0 +1,57 @@
+"""The Cypher query library: named query files under ``cypher/``.
+
+``cypher/queries/NAME.cypher`` serves both backends; ``cypher/<backend>/NAME.cypher`` overrides it
+for one backend where the dialects differ (LadybugDB's COPY bulk loads, schema DDL). A file may
+hold several statements separated by ``;`` at the end of a line; ``//`` comment lines are kept out
+of the statements.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["QueryLibrary", "cypher_dir"]
+
+
+def cypher_dir() -> Path:
+    """The query folder: $BASISPATH_CYPHER_DIR, the repo's top-level cypher/, or the packaged copy."""
+    env = os.environ.get("BASISPATH_CYPHER_DIR")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[2] / "cypher", here.parents[1] / "cypher"):
+        if (candidate / "queries").is_dir():
+            return candidate
+    raise FileNotFoundError("cypher/ query library not found; set BASISPATH_CYPHER_DIR")
+
+
+def split_statements(text: str) -> list[str]:
+    """Statements of a query file, comments removed."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return [s.strip() for s in body.split(";\n") if s.strip().rstrip(";").strip()]
+
+
+class QueryLibrary:
+    def __init__(self, backend: str, root: Path | None = None):
+        self.backend = backend
+        self.root = root or cypher_dir()
+
+    def path(self, name: str, shared_only: bool = False) -> Path:
+        override = self.root / self.backend / f"{name}.cypher"
+        if override.exists() and not shared_only:
+            return override
+        shared = self.root / "queries" / f"{name}.cypher"
+        if shared.exists():
+            return shared
+        raise KeyError(f"no query named {name!r} in {self.root}")
+
+    def statements(self, name: str, shared_only: bool = False) -> list[str]:
+        """The statements of query ``name``; ``shared_only`` skips this backend's override."""
+        return _load(self.path(name, shared_only))
+
+
+@lru_cache(maxsize=None)
+def _load(path: Path) -> list[str]:
+    return [s.rstrip(";").strip() for s in split_statements(path.read_text(encoding="utf-8"))]

@@ -1,0 +1,68 @@
+"""Step 3's relations answered by Cypher over the stored substructure paths of a run."""
+
+from __future__ import annotations
+
+from ..deah.step1_substructures import Step1Result
+from ..deah.step3_sdvchain import Relations
+from .base import Store
+
+__all__ = ["StoreRelations", "substructure_rows", "edge_code", "decode_edge"]
+
+
+def edge_code(L: int, a: int, b: int) -> int:
+    """A G^S edge (a, b) as its position in the flattened (L+1) x (L+1) adjacency matrix."""
+    return a * (L + 1) + b
+
+
+def decode_edge(L: int, code: int) -> tuple[int, int]:
+    return divmod(int(code), L + 1)
+
+
+def substructure_rows(run_id: str, step1: Step1Result) -> dict[str, list]:
+    """All of P^S as columns for ``insert_substructure_paths`` (table order of the schema).
+
+    alpha is stored sparsely: the positions of the ones of M_r flattened (= edge codes), since
+    (L+1)^2 entries per path would dominate the store for deep networks.
+    """
+    L = step1.network.L
+    position = {idx: k for k, idx in enumerate(step1.selected)}
+    paths = step1.paths
+    return {
+        "uid": [f"{run_id}:s{p.idx}" for p in paths],
+        "run": [run_id] * len(paths),
+        "idx": [p.idx for p in paths],
+        "layers": [list(p.layers) for p in paths],
+        "alpha": [[edge_code(L, a, b) for a, b in p.edges] for p in paths],
+        "beta": [p.beta(L) for p in paths],
+        "u_size": [p.u_size for p in paths],
+        "selected": [p.idx in position for p in paths],
+        "position": [position.get(p.idx, -1) for p in paths],
+    }
+
+
+class StoreRelations(Relations):
+    """SUBDIVIDES and SHARES_EDGE computed by Cypher, then read back for Step 3."""
+
+    def __init__(self, subdivides: set[tuple[int, int]], shared: dict[tuple[int, int], tuple]):
+        self._subdivides = subdivides
+        self._shared = shared
+
+    @classmethod
+    def compute(cls, store: Store, run_id: str, step1: Step1Result) -> "StoreRelations":
+        """Persist Step 1's substructure paths, let Cypher derive the relations, read them."""
+        L = step1.network.L
+        store.bulk("insert_substructure_paths", substructure_rows(run_id, step1))
+        store.run("compute_subdivides", run=run_id)
+        store.run("compute_shares_edge", run=run_id)
+        subdivides = {(r["a"], r["b"]) for r in store.run("read_subdivides", run=run_id)}
+        shared = {}
+        for r in store.run("read_shares_edge", run=run_id):
+            pairs = tuple(sorted(decode_edge(L, c) for c in r["pairs"]))
+            shared[(r["a"], r["b"])] = shared[(r["b"], r["a"])] = pairs
+        return cls(subdivides, shared)
+
+    def subdivides(self, a: int, b: int) -> bool:
+        return (a, b) in self._subdivides
+
+    def shared_pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        return self._shared.get((a, b), ())

@@ -1,0 +1,264 @@
+"""Solve a network and persist every artifact of the run, atomically visible and resumable.
+
+A run is created in status 'running' and becomes 'complete' only after every artifact is
+written. A process that dies leaves it 'running'; the next writer of an embedded store marks it
+'incomplete' (only one writer can hold the store), and ``--resume`` deletes the partial artifacts
+and redoes the run under the same id. Earlier runs are never touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ..deah.step3_sdvchain import Discard
+from ..network import Network
+from ..solve import SolveResult, solve
+from ..verify import format_path
+from .base import Store, StoreError
+from .relations import StoreRelations, edge_code
+
+__all__ = ["network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs"]
+
+
+def _kill_point(stage: str) -> None:
+    """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there."""
+    if os.environ.get("BASISPATH_KILL_AT") == stage:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def network_key(network: Network) -> str:
+    """Networks are identified by their structure (widths and skips), not by name."""
+    text = json.dumps({"widths": list(network.widths), "skips": [list(s) for s in network.skips]})
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def ingest_network(store: Store, network: Network) -> str:
+    key = network_key(network)
+    store.run(
+        "merge_network",
+        key=key,
+        name=network.name,
+        widths=list(network.widths),
+        skips=[v for pair in network.skips for v in pair],
+        m=network.m,
+        H=network.H,
+        layers=[{"uid": f"{key}:{l}", "index": l, "width": w} for l, w in enumerate(network.widths)],
+    )
+    return key
+
+
+def mark_stale_runs(store: Store) -> list[str]:
+    """Embedded store only: the writer holds the lock, so any 'running' run is orphaned."""
+    return [r["id"] for r in store.run("mark_stale_runs")]
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    result: SolveResult
+    timings: dict[str, float]
+
+
+def _neuron_offsets(network: Network) -> list[int]:
+    out, base = [], 0
+    for w in network.widths:
+        out.append(base)
+        base += w
+    return out
+
+
+def _path_rows(run_id, network, paths, start_id, kept):
+    """Columns for ``insert_basis_paths``; ``paths`` = list of (layers, indices)."""
+    offs = _neuron_offsets(network)
+    ids = list(range(start_id, start_id + len(paths)))
+    return {
+        "uid": [f"{run_id}:{i}" for i in ids],
+        "run": [run_id] * len(paths),
+        "id": ids,
+        "nodes": [[offs[l] + int(i) for l, i in zip(ls, idx)] for ls, idx in paths],
+        "layers": [list(ls) for ls, _ in paths],
+        "text": [format_path(ls, idx) for ls, idx in paths],
+        "kept": [kept] * len(paths),
+    }
+
+
+def _discard_row(run_id: str, k: int, network: Network, reason) -> dict:
+    L = network.L
+    if isinstance(reason, Discard):
+        return {
+            "uid": f"{run_id}:d{k}",
+            "run": run_id,
+            "step": reason.step,
+            "action": "discard",
+            "chain": reason.chain,
+            "pair": list(reason.pair),
+            "shared_pairs": [edge_code(L, a, b) for a, b in reason.shared_pairs],
+            "ep": list(reason.ep),
+            "ucp_star": list(reason.ucp_star),
+            "iep": list(reason.iep),
+            "shared": list(reason.shared),
+        }
+    return {
+        "uid": f"{run_id}:d{k}",
+        "run": run_id,
+        "step": "repair",
+        "action": reason.action,
+        "chain": -1,
+        "pair": [],
+        "shared_pairs": [],
+        "ep": [],
+        "ucp_star": [],
+        "iep": [],
+        "shared": [],
+    }
+
+
+def _columns(rows: list[dict]) -> dict[str, list]:
+    if not rows:
+        return {}
+    return {k: [r[k] for r in rows] for k in rows[0]}
+
+
+def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -> None:
+    net = result.network
+
+    def stage(name: str):
+        _kill_point(name)
+        store.run("set_run_stage", id=run_id, stage=name)
+        if progress:
+            progress.stage(name)
+
+    def bulk(name: str, columns: dict):
+        if columns:
+            store.bulk(name, columns, progress.advance if progress else None)
+
+    deah = result.deah
+    if deah is not None:
+        stage("subdivision sets")
+        s1, s3 = deah.step1, deah.step3
+        sets = [
+            {"uid": f"{run_id}:u{idx}", "run": run_id, "r": idx, "size": s1.paths[idx].u_size, "path": f"{run_id}:s{idx}"}
+            for idx in s1.selected
+        ]
+        bulk("insert_subdivision_sets", _columns(sets))
+        store.run("compute_contains", run=run_id)
+        links = []
+        for t, chain in enumerate(s3.chains, start=1):
+            for pos, idx in enumerate(chain + [s1.p0], start=1):
+                links.append({"chain_uid": f"{run_id}:c{t}", "run": run_id, "t": t, "pos": pos, "set_uid": f"{run_id}:u{idx}"})
+        bulk("insert_chains", _columns(links))
+
+    stage("basis paths")
+    basis = [(b.layers, tuple(row)) for b in result.basis for row in b.nodes.tolist()]
+    subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
+    discarded = [(d.layers, d.indices) for d in result.discarded]
+    bulk("insert_basis_paths", _path_rows(run_id, net, basis, 0, True))
+    bulk("insert_basis_paths", _path_rows(run_id, net, discarded, len(basis), False))
+    n = len(basis)
+    bulk("link_kept", {"from": [run_id] * n, "to": [f"{run_id}:{i}" for i in range(n)]})
+    bulk("link_discarded", {"from": [run_id] * len(discarded), "to": [f"{run_id}:{n + k}" for k in range(len(discarded))]})
+    if deah is not None:
+        origin = [(f"{run_id}:{i}", f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
+        origin += [(f"{run_id}:{n + k}", f"{run_id}:s{d.substructure}") for k, d in enumerate(result.discarded) if d.substructure is not None]
+        bulk("link_from_substructure", {"from": [a for a, _ in origin], "to": [b for _, b in origin]})
+
+        stage("discards")
+        index_of = {p: i for i, p in enumerate(basis)}
+        records, reasons, certs = [], [], []
+        for k, d in enumerate(result.discarded):
+            records.append(_discard_row(run_id, len(records), net, d.reason))
+            reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
+            certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
+        # Paths SDVChain discarded that the repair re-admitted keep both records.
+        readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
+        for disc in deah.step3.discards:
+            block = deah.bases[disc.substructure]
+            key = (block.layers, tuple(block.nodes[disc.row].tolist()))
+            if key in readmitted:
+                records.append(_discard_row(run_id, len(records), net, disc))
+                reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
+        for r in result.repairs:
+            if r.action != "drop":
+                records.append(_discard_row(run_id, len(records), net, r))
+                reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
+        bulk("insert_discards", _columns(records))
+        bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
+        stage("certificates")
+        bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})
+
+
+def execute_run(
+    store: Store,
+    network: Network,
+    engine: str = "deah",
+    seed: int = 0,
+    resume: str | None = None,
+    progress=None,
+    **solve_options,
+) -> RunOutcome:
+    """Solve ``network`` and persist the run; ``resume`` redoes an unfinished run by id."""
+    timings: dict[str, float] = {}
+    key = ingest_network(store, network)
+    if resume:
+        run_id = resume
+        store.run("delete_run_artifacts", run=run_id)
+        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+    else:
+        run_id = secrets.token_hex(4)
+        store.run("create_run", id=run_id, key=key, engine=engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
+
+    relations = None
+    if engine == "deah":
+        def relations(step1):
+            t0 = time.perf_counter()
+            _kill_point("substructures")
+            store.run("set_run_stage", id=run_id, stage="substructures")
+            rel = StoreRelations.compute(store, run_id, step1)
+            timings["persist_substructures"] = time.perf_counter() - t0
+            return rel
+
+    result = solve(network, engine, seed, relations=relations, **solve_options)
+    _kill_point("solved")
+    t0 = time.perf_counter()
+    _write_artifacts(store, run_id, result, progress)
+    timings["persist"] = time.perf_counter() - t0
+    all_timings = {**result.timings, **timings}
+    _kill_point("complete")
+    store.run(
+        "complete_run",
+        id=run_id,
+        finished=now(),
+        basis_size=result.basis_size(),
+        certified=result.certified,
+        raw_certified=result.raw_verdict.certified,
+        raw_size=result.raw_verdict.size,
+        repairs=len(result.repairs),
+        repairs_needed=result.repairs_needed,
+        discarded=len(result.discarded),
+        timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
+    )
+    return RunOutcome(run_id, result, all_timings)
+
+
+def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
+    """The network, engine and seed of a run that may be resumed; refuses complete runs."""
+    rows = store.run("get_run", id=run_id)
+    if not rows:
+        raise StoreError(f"no run {run_id!r} in this store")
+    r = rows[0]
+    if r["status"] == "complete":
+        raise StoreError(f"run {run_id} is already complete; nothing to resume")
+    skips = r["skips"] or []
+    network = Network.build(r["widths"], list(zip(skips[0::2], skips[1::2])), r["name"] or "")
+    return network, r["engine"], int(r["seed"])

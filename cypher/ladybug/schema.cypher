@@ -1,0 +1,22 @@
+// LadybugDB schema: node and relationship tables of the basispath graph model (docs/graph-model.md).
+// Every node table has a string primary key `uid` (run id + local id) so runs never collide.
+CREATE NODE TABLE IF NOT EXISTS Network(key STRING, name STRING, widths INT64[], skips INT64[], m INT64, H INT64, PRIMARY KEY(key));
+CREATE NODE TABLE IF NOT EXISTS Layer(uid STRING, network STRING, `index` INT64, width INT64, PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS Run(id STRING, engine STRING, seed INT64, status STRING, stage STRING, started STRING, finished STRING, network STRING, m INT64, H INT64, basis_size INT64, certified BOOLEAN, raw_certified BOOLEAN, raw_size INT64, repairs INT64, repairs_needed INT64, discarded INT64, timings STRING, pid INT64, PRIMARY KEY(id));
+CREATE NODE TABLE IF NOT EXISTS SubstructurePath(uid STRING, run STRING, idx INT64, layers INT64[], alpha INT64[], beta INT64[], u_size INT64, selected BOOLEAN, position INT64, PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS SubdivisionSet(uid STRING, run STRING, r INT64, size INT64, PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS Chain(uid STRING, run STRING, t INT64, PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS BasisPath(uid STRING, run STRING, id INT64, nodes INT64[], layers INT64[], text STRING, kept BOOLEAN, PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS Discard(uid STRING, run STRING, step STRING, action STRING, chain INT64, pair INT64[], shared_pairs INT64[], ep INT64[], ucp_star INT64[], iep INT64[], shared INT64[], PRIMARY KEY(uid));
+CREATE REL TABLE IF NOT EXISTS HAS_LAYER(FROM Network TO Layer);
+CREATE REL TABLE IF NOT EXISTS `ON`(FROM Run TO Network);
+CREATE REL TABLE IF NOT EXISTS OF(FROM SubdivisionSet TO SubstructurePath);
+CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM SubdivisionSet TO SubstructurePath);
+CREATE REL TABLE IF NOT EXISTS LINK(FROM Chain TO SubdivisionSet, pos INT64);
+CREATE REL TABLE IF NOT EXISTS KEPT(FROM Run TO BasisPath);
+CREATE REL TABLE IF NOT EXISTS DISCARDED(FROM Run TO BasisPath);
+CREATE REL TABLE IF NOT EXISTS FROM_SUBSTRUCTURE(FROM BasisPath TO SubstructurePath);
+CREATE REL TABLE IF NOT EXISTS REASON(FROM BasisPath TO Discard);
+CREATE REL TABLE IF NOT EXISTS CERTIFIED_BY(FROM BasisPath TO BasisPath, coef INT64);
+CREATE REL TABLE IF NOT EXISTS SUBDIVIDES(FROM SubstructurePath TO SubstructurePath);
+CREATE REL TABLE IF NOT EXISTS SHARES_EDGE(FROM SubstructurePath TO SubstructurePath, pairs INT64[]);

@@ -1,0 +1,14 @@
+// Neo4j 5 schema: uniqueness constraints on every node key and indexes on the run property.
+CREATE CONSTRAINT network_key IF NOT EXISTS FOR (n:Network) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT layer_uid IF NOT EXISTS FOR (n:Layer) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT run_id IF NOT EXISTS FOR (n:Run) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT substructure_uid IF NOT EXISTS FOR (n:SubstructurePath) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT subdivision_set_uid IF NOT EXISTS FOR (n:SubdivisionSet) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT chain_uid IF NOT EXISTS FOR (n:Chain) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT basis_path_uid IF NOT EXISTS FOR (n:BasisPath) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT discard_uid IF NOT EXISTS FOR (n:Discard) REQUIRE n.uid IS UNIQUE;
+CREATE INDEX substructure_run IF NOT EXISTS FOR (n:SubstructurePath) ON (n.run);
+CREATE INDEX basis_path_run_text IF NOT EXISTS FOR (n:BasisPath) ON (n.run, n.text);
+CREATE INDEX basis_path_run_id IF NOT EXISTS FOR (n:BasisPath) ON (n.run, n.id);
+CREATE INDEX discard_run IF NOT EXISTS FOR (n:Discard) ON (n.run);
+CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status)

@@ -1,0 +1,8 @@
+// Remove every artifact of one run (not the run node or its network) before --resume redoes it.
+// Statements run in order; relationships go with their nodes.
+// param: run STRING
+MATCH (n:BasisPath {run: $run}) DETACH DELETE n;
+MATCH (n:Discard {run: $run}) DETACH DELETE n;
+MATCH (n:Chain {run: $run}) DETACH DELETE n;
+MATCH (n:SubdivisionSet {run: $run}) DETACH DELETE n;
+MATCH (n:SubstructurePath {run: $run}) DETACH DELETE n
