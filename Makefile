@@ -5,6 +5,9 @@ BIN    := $(VENV)/bin
 # Stamps live inside the venv: they vanish with it and are redone when pyproject.toml changes.
 INSTALL_STAMP := $(VENV)/.installed
 TEST_STAMP    := $(VENV)/.installed-test
+# Offline Cypher lint: Neo4j's own parser and semantic analysis under Node (tools/cypher-lint/).
+CYPHER_LINT       := tools/cypher-lint
+CYPHER_LINT_STAMP := $(CYPHER_LINT)/node_modules/.installed
 
 .PHONY: venv install test demo clean
 
@@ -24,7 +27,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
 	touch $@
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(CYPHER_LINT_STAMP)
 	$(BIN)/python -m pytest
 
 demo: install
@@ -33,3 +36,18 @@ demo: install
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +
+
+.PHONY: cypher-lint-deps lint-cypher
+
+cypher-lint-deps: $(CYPHER_LINT_STAMP)
+
+# Redone when the lock or package.json changes; npm ci empties node_modules, stamp included.
+$(CYPHER_LINT_STAMP): $(CYPHER_LINT)/package-lock.json $(CYPHER_LINT)/package.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(CYPHER_LINT) --no-audit --no-fund && touch $@; \
+	else \
+		echo "warning: npm not found: Cypher lint not installed, tests/test_cypher_lint.py will skip" >&2; \
+	fi
+
+lint-cypher: $(CYPHER_LINT_STAMP)
+	node $(CYPHER_LINT)/lint.mjs --repo .

@@ -125,12 +125,21 @@ def paths_to_json(blocks) -> list[list[list[int]]]:
 
 
 def blocks_from_json(paths) -> list[PathBlock]:
-    """Group [[layer, index], ...] paths into blocks by layer sequence (order kept inside a block)."""
-    groups: dict[tuple[int, ...], list[list[int]]] = {}
+    """Paths ([[layer, index], ...]) as blocks, in file order: a new block starts whenever the
+    layer sequence changes, so path k of the file is path k of the blocks (error messages count
+    the way the user does)."""
+    blocks: list[PathBlock] = []
+    run_layers, rows = None, []
     for p in paths:
         layers = tuple(int(l) for l, _ in p)
-        groups.setdefault(layers, []).append([int(i) for _, i in p])
-    return [PathBlock(ls, np.array(rows, dtype=np.int64)) for ls, rows in groups.items()]
+        if layers != run_layers and rows:
+            blocks.append(PathBlock(run_layers, np.array(rows, dtype=np.int64)))
+            rows = []
+        run_layers = layers
+        rows.append([int(i) for _, i in p])
+    if rows:
+        blocks.append(PathBlock(run_layers, np.array(rows, dtype=np.int64)))
+    return blocks
 
 
 def weight_endpoints(network: Network, weight_ids) -> list[list[int]]:

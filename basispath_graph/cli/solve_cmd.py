@@ -70,10 +70,10 @@ def solve_command(
     no_repair: bool = typer.Option(False, "--no-repair", help="Return raw DEAH; exit 1 when it is not certified."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the report."),
     max_weights: Optional[int] = typer.Option(
-        None, "--max-weights", help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
+        None, "--max-weights", min=1, help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
     ),
     max_substructures: int = typer.Option(
-        DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", help="deah: refuse when G^S has more paths."
+        DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: refuse when G^S has more paths."
     ),
 ) -> None:
     """Find a basis path set, certify it exactly, and report DEAH's discards and repairs.

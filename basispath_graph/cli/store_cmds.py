@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 import os
 from pathlib import Path
 from typing import List, Optional
@@ -54,8 +55,8 @@ def run_command(
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
-    max_weights: Optional[int] = typer.Option(None, "--max-weights", help="Refuse networks with more weights."),
-    max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", help="deah: refuse when G^S has more paths."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
+    max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: refuse when G^S has more paths."),
 ) -> None:
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
 
@@ -134,6 +135,8 @@ def _jsonable(value):
         return [_jsonable(v) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
+    if isinstance(value, Decimal):  # LadybugDB returns sum() of integers as a Decimal (INT128)
+        return int(value) if value == value.to_integral_value() else float(value)
     return str(value)
 
 
@@ -185,7 +188,7 @@ def _spec_files(items: List[Path]) -> list[Path]:
 def ingest_command(
     specs: List[Path] = typer.Argument(..., help="Spec files or folders of specs."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
-    max_weights: Optional[int] = typer.Option(None, "--max-weights", help="Refuse networks with more weights."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
 ) -> None:
     """Store networks without solving them. Every spec is checked before anything is written.
 

@@ -37,7 +37,7 @@ def _load_paths(path: Path, L: int):
 def verify_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
     basis: Path = typer.Argument(..., help="Basis JSON: an export of 'solve' or a bare list of paths."),
-    max_weights: Optional[int] = typer.Option(None, "--max-weights", help="Refuse networks with more weights."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
 ) -> None:
     """Certify a basis path set exactly: valid, distinct, m - H paths, independent (rank mod p).
 

@@ -8,6 +8,7 @@ credentials raise ``StoreUnavailable`` (CLI exit code 3) within a bounded time.
 from __future__ import annotations
 
 import getpass
+import logging
 import os
 import sys
 
@@ -15,6 +16,10 @@ from .base import Store, StoreError, StoreUnavailable, WriteRefused
 from .library import QueryLibrary
 
 __all__ = ["Neo4jStore", "neo4j_credentials"]
+
+# The driver logs connection failures itself; we report them in one line instead.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
+logging.getLogger("neo4j").propagate = False
 
 BATCH = 5000
 CONNECT_TIMEOUT_S = 10.0

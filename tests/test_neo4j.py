@@ -1,0 +1,75 @@
+"""Neo4j 5 backend end to end, in a throwaway container (testcontainers).
+
+Runs wherever a Docker engine answers; skips with the reason elsewhere (these development
+machines have none). The parts of the Neo4j backend that need no server (unreachable server,
+missing credentials, dialect lint) are tested in test_store.py and test_cypher_lint.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _docker_reason() -> str | None:
+    try:
+        import docker
+
+        docker.from_env(timeout=5).ping()
+    except Exception as exc:  # any failure means: no engine to run Neo4j in
+        return f"no Docker engine available for a Neo4j container ({type(exc).__name__})"
+    return None
+
+
+REASON = _docker_reason()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+@pytest.fixture(scope="module")
+def neo4j_uri():
+    from testcontainers.neo4j import Neo4jContainer
+
+    with Neo4jContainer("neo4j:5-community", password="basispath-test") as container:
+        yield container.get_connection_url(), "neo4j", "basispath-test"
+
+
+def cli(uri, user, password, *args, check=0):
+    env = {**os.environ, "NEO4J_USER": user, "NEO4J_PASSWORD": password}
+    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args, "--store", uri], capture_output=True, text=True, env=env)
+    assert r.returncode == check, (r.stdout, r.stderr)
+    assert password not in r.stdout + r.stderr
+    return r
+
+
+def test_run_and_query_on_neo4j(neo4j_uri):
+    uri, user, password = neo4j_uri
+    summary = json.loads(cli(uri, user, password, "run", str(EXAMPLES / "resnet-style.json"), "--json").stdout)
+    rows = json.loads(
+        cli(uri, user, password, "query", "--json", "--param", f"run={summary['run_id']}",
+            "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n").stdout
+    )
+    assert rows == [{"n": 130}]
+    rows = json.loads(
+        cli(uri, user, password, "query", "--json", "--param", f"run={summary['run_id']}",
+            "MATCH (a:SubstructurePath {run: $run})-[:SHARES_EDGE]->(b) RETURN count(*) AS n").stdout
+    )
+    assert rows[0]["n"] > 0
+
+
+def test_query_without_write_is_refused_by_neo4j_access_mode(neo4j_uri):
+    uri, user, password = neo4j_uri
+    r = cli(uri, user, password, "query", "CREATE (:Run {id: 'intruder'})", check=2)
+    assert r.stderr == "error: the query writes to the store; add --write to allow it\n"
+
+
+def test_wrong_password_exits_3(neo4j_uri):
+    uri, user, _ = neo4j_uri
+    r = cli(uri, user, "wrong-password", "runs", check=3)
+    assert r.stderr.startswith(f"error: Neo4j at {uri} refused the credentials")

@@ -1,0 +1,224 @@
+"""The embedded graph store end to end: persistence, Cypher-computed relations, CLI, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from basispath_graph.deah.engine import run_deah
+from basispath_graph.deah.step3_sdvchain import InMemoryRelations, build_chains, build_q_sets
+from basispath_graph.network import Network
+from basispath_graph.solve import solve
+from basispath_graph.store import open_store
+from basispath_graph.store.relations import StoreRelations
+from basispath_graph.store.runs import execute_run
+
+from .strategies import networks
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def cli(*args, env=None, check=None):
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("BASISPATH_STORE", None)
+    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args], capture_output=True, text=True, env=full_env)
+    if check is not None:
+        assert r.returncode == check, (r.returncode, r.stdout, r.stderr)
+    return r
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory):
+    store = open_store(str(tmp_path_factory.mktemp("lb") / "store"), write=True)
+    yield store
+    store.close()
+
+
+@given(net=networks(max_layers=6, max_width=3), seed=st.integers(0, 3))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_cypher_relations_equal_the_in_memory_ones(shared_store, net, seed):
+    run_id = f"rel{abs(hash((net.widths, net.pairs, seed))) % 10**9}"
+    deah = run_deah(net, seed)
+    s1 = deah.step1
+    if shared_store.run("count_kept", run=run_id) and shared_store.query(
+        "MATCH (s:SubstructurePath {run: $run}) RETURN count(s)", {"run": run_id}
+    )[1][0][0]:
+        return  # hypothesis replayed an example already stored
+    stored = StoreRelations.compute(shared_store, run_id, s1)
+    mem = InMemoryRelations(s1)
+    sel = s1.selected
+    for a in sel:
+        for b in sel:
+            if a != b:
+                assert stored.subdivides(a, b) == mem.subdivides(a, b)
+                assert stored.shared_pairs(a, b) == mem.shared_pairs(a, b)
+    assert build_chains(s1, stored) == build_chains(s1, mem)
+    assert build_q_sets(build_chains(s1, mem), stored) == build_q_sets(build_chains(s1, mem), mem)
+
+
+@pytest.mark.parametrize("name", ["fig1b", "resnet-style", "densenet-style"])
+def test_run_through_the_store_matches_solve_in_memory(shared_store, name):
+    spec = json.loads((EXAMPLES / f"{name}.json").read_text())
+    net = Network.build(spec["widths"], spec["skips"], name)
+    outcome = execute_run(shared_store, net, "deah")
+    plain = solve(net, "deah")
+    assert [b.nodes.tolist() for b in outcome.result.basis] == [b.nodes.tolist() for b in plain.basis]
+    rows = shared_store.run("count_kept", run=outcome.run_id)
+    assert rows == [{"n": net.m - net.H}]
+    cols, rows = shared_store.query(
+        "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath)-[:REASON]->(d:Discard) RETURN count(DISTINCT b) AS n",
+        {"run": outcome.run_id},
+    )
+    assert rows == [[len(plain.discarded)]]
+
+
+def test_cli_run_then_query_returns_m_minus_h_and_every_artifact_is_queryable(tmp_path):
+    store = str(tmp_path / "store")
+    out = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--json", check=0)
+    summary = json.loads(out.stdout)
+    run_id = summary["run_id"]
+    assert (summary["m"], summary["H"], summary["basis_size"], summary["certified"]) == (67, 9, 58, True)
+
+    def q(cypher):
+        r = cli("query", "--store", store, "--json", "--param", f"run={run_id}", cypher, check=0)
+        return json.loads(r.stdout)
+
+    assert q("MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n") == [{"n": 58}]
+    assert q("MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN count(b) AS n") == [{"n": summary["discarded"]}]
+    # P^S of densenet-style (every skip over 5 layers): 2^3 substructure paths, R = 10 - 3 = 7 selected.
+    assert q("MATCH (s:SubstructurePath {run: $run}) RETURN count(s) AS n, sum(CASE WHEN s.selected THEN 1 ELSE 0 END) AS sel") == [
+        {"n": 8, "sel": 7}
+    ]
+    sets = q("MATCH (u:SubdivisionSet {run: $run})-[:OF]->(p) RETURN u.r AS r, u.size AS size, p.layers AS layers ORDER BY r")
+    assert len(sets) == 7 and {s["size"] for s in sets if s["layers"] == [0, 1, 2, 3, 4]} == {0}
+    contains = q("MATCH (u:SubdivisionSet {run: $run})-[:CONTAINS]->(p) RETURN u.r AS r, count(p) AS n ORDER BY r")
+    assert {c["r"]: c["n"] for c in contains} == {s["r"]: s["size"] for s in sets if s["size"]}
+    chains = q("MATCH (c:Chain {run: $run})-[l:LINK]->(u:SubdivisionSet) RETURN c.t AS t, l.pos AS pos, u.size AS size ORDER BY t, pos")
+    assert chains and all(c["size"] == 0 for c in chains if c["pos"] == max(x["pos"] for x in chains if x["t"] == c["t"]))
+    assert q("MATCH (a:SubstructurePath {run: $run})-[:SUBDIVIDES]->(b) RETURN count(*) AS n")[0]["n"] > 0
+    assert q("MATCH (a:SubstructurePath {run: $run})-[s:SHARES_EDGE]->(b) RETURN count(*) AS n")[0]["n"] > 0
+    # every discarded path is certified by kept paths, with a stored coefficient
+    assert q(
+        "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) WHERE NOT (b)-[:CERTIFIED_BY]->() RETURN count(b) AS n"
+    ) == [{"n": 0}]
+    steps = q("MATCH (d:Discard {run: $run}) RETURN d.step AS step, d.action AS action, count(*) AS n ORDER BY step, action")
+    assert {(s["step"], s["action"]) for s in steps} <= {("chain", "discard"), ("head", "discard"), ("repair", "drop"), ("repair", "readmit"), ("repair", "add")}
+    repairs = sum(s["n"] for s in steps if s["step"] == "repair")
+    assert repairs == summary["repairs"]
+
+
+def test_query_is_read_only_unless_write(tmp_path):
+    store = str(tmp_path / "store")
+    cli("ingest", str(EXAMPLES / "fig1b.json"), "--store", store, check=0)
+    for write in ["CREATE (:Run {id: 'x'})", "MATCH (n:Network) SET n.name = 'y'", "MATCH (n:Network) DETACH DELETE n"]:
+        r = cli("query", "--store", store, write, check=2)
+        assert r.stderr == "error: the query writes to the store; add --write to allow it\n"
+    r = cli("query", "--store", store, "--json", "MATCH (n:Network) RETURN n.name AS name", check=0)
+    assert json.loads(r.stdout) == [{"name": "fig1b"}]
+    cli("query", "--store", store, "--write", "MATCH (n:Network) SET n.name = 'renamed'", check=0)
+    r = cli("query", "--store", store, "--json", "MATCH (n:Network) RETURN n.name AS name", check=0)
+    assert json.loads(r.stdout) == [{"name": "renamed"}]
+
+
+def test_query_params_are_typed_from_json(tmp_path):
+    store = str(tmp_path / "store")
+    cli("ingest", str(EXAMPLES), "--store", store, check=0)
+    r = cli("query", "--store", store, "--json", "-p", "m=32", "MATCH (n:Network) WHERE n.m = $m RETURN n.name AS name", check=0)
+    assert json.loads(r.stdout) == [{"name": "fig1b"}]
+    r = cli("query", "--store", store, "-p", "novalue", "RETURN 1", check=2)
+    assert r.stderr == "error: --param 'novalue': expected key=value\n"
+
+
+def test_ingest_checks_every_spec_before_writing(tmp_path):
+    store = str(tmp_path / "store")
+    cli("ingest", str(EXAMPLES / "mlp.json"), "--store", store, check=0)
+    bad = tmp_path / "specs"
+    bad.mkdir()
+    (bad / "a.json").write_text((EXAMPLES / "fig1b.json").read_text())
+    (bad / "b.json").write_text('{"widths": [2, 0, 3]}')
+    r = cli("ingest", str(bad), "--store", store, check=2)
+    assert r.stderr == f"error: {bad / 'b.json'}: widths[1] must be an integer >= 1, got 0\n"
+    r = cli("query", "--store", store, "--json", "MATCH (n:Network) RETURN n.name AS name", check=0)
+    assert json.loads(r.stdout) == [{"name": "mlp"}]
+
+
+@pytest.mark.parametrize("stage", ["substructures", "solved", "basis paths", "discards", "certificates", "complete"])
+def test_killed_run_is_incomplete_earlier_runs_unchanged_and_resume_completes_it(tmp_path, stage):
+    store = str(tmp_path / "store")
+    first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
+    before = cli("query", "--store", store, "--json", "MATCH (b:BasisPath {run: $run}) RETURN b.text AS t ORDER BY t", "-p", f"run={first['run_id']}", check=0).stdout
+
+    killed = cli("run", str(EXAMPLES / "resnet-style.json"), "--store", store, "-q", env={"BASISPATH_KILL_AT": stage})
+    assert killed.returncode == -9
+    runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    status = {r["id"]: r["status"] for r in runs}
+    assert status[first["run_id"]] == "complete"
+    (killed_id,) = [i for i, s in status.items() if i != first["run_id"]]
+    assert status[killed_id] == "incomplete"
+
+    resumed = json.loads(cli("run", "--resume", killed_id, "--store", store, "--json", check=0).stdout)
+    assert resumed["run_id"] == killed_id and resumed["certified"] and resumed["basis_size"] == 130
+    runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert {r["id"]: r["status"] for r in runs} == {first["run_id"]: "complete", killed_id: "complete"}
+    n = json.loads(cli("query", "--store", store, "--json", "-p", f"run={killed_id}", "MATCH (:Run {id: $run})-[:KEPT]->(b) RETURN count(b) AS n", check=0).stdout)
+    assert n == [{"n": 130}]
+    after = cli("query", "--store", store, "--json", "MATCH (b:BasisPath {run: $run}) RETURN b.text AS t ORDER BY t", "-p", f"run={first['run_id']}", check=0).stdout
+    assert after == before
+
+
+def test_resume_refuses_complete_and_unknown_runs(tmp_path):
+    store = str(tmp_path / "store")
+    rid = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)["run_id"]
+    assert cli("run", "--resume", rid, "--store", store, check=2).stderr == f"error: run {rid} is already complete; nothing to resume\n"
+    assert cli("run", "--resume", "nope", "--store", store, check=2).stderr == "error: no run 'nope' in this store\n"
+
+
+def test_reading_a_missing_store_is_a_clear_error(tmp_path):
+    r = cli("runs", "--store", str(tmp_path / "none"), check=2)
+    assert r.stderr == f"error: no store at {tmp_path / 'none'} (create one with 'basispath ingest' or 'basispath run')\n"
+
+
+def test_store_env_variable_is_the_default(tmp_path):
+    store = tmp_path / "from-env"
+    r = subprocess.run(
+        [sys.executable, "-m", "basispath_graph.cli.main", "ingest", str(EXAMPLES / "fig1b.json")],
+        capture_output=True, text=True, env={**os.environ, "BASISPATH_STORE": str(store)},
+    )
+    assert r.returncode == 0, r.stderr
+    assert (store / "graph.lbug").exists()
+
+
+def test_second_writer_is_refused_with_the_holders_pid(tmp_path):
+    store = str(tmp_path / "store")
+    cli("ingest", str(EXAMPLES / "fig1b.json"), "--store", store, check=0)
+    holder = open_store(store, write=True)
+    try:
+        r = cli("ingest", str(EXAMPLES / "mlp.json"), "--store", store, check=3)
+        assert r.stderr == f"error: store is locked by PID {os.getpid()} ({store})\n"
+    finally:
+        holder.close()
+
+
+def test_unreachable_neo4j_gives_exit_3_and_never_prints_the_password(tmp_path):
+    env = {"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "s3cret-pw"}
+    r = cli("runs", "--store", "neo4j://127.0.0.1:1", env=env, check=3)
+    assert r.stderr.startswith("error: cannot reach Neo4j at neo4j://127.0.0.1:1")
+    assert "s3cret-pw" not in r.stdout + r.stderr
+
+
+def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("NEO4J_USER", "NEO4J_PASSWORD")}
+    r = subprocess.run(
+        [sys.executable, "-m", "basispath_graph.cli.main", "runs", "--store", "bolt://127.0.0.1:1"],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+    )
+    assert r.returncode == 3
+    assert r.stderr == "error: Neo4j credentials missing: set NEO4J_USER and NEO4J_PASSWORD\n"
