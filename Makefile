@@ -31,7 +31,7 @@ test: $(TEST_STAMP) $(CYPHER_LINT_STAMP)
 	$(BIN)/python -m pytest
 
 demo: install
-	$(BIN)/basispath solve examples/fig1b.json --engine deah
+	$(BIN)/basispath solve examples/resnet-style.json --engine deah
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
