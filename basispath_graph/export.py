@@ -10,12 +10,7 @@ from .deah.step3_sdvchain import Discard
 from .network import paths_to_json, weight_endpoints
 from .solve import DiscardedPath, SolveResult
 
-__all__ = ["export_document", "summary", "format_path", "reason_document"]
-
-
-def format_path(layers, indices) -> str:
-    """``0:1,2:0,4:2`` form of a path."""
-    return ",".join(f"{l}:{i}" for l, i in zip(layers, indices))
+__all__ = ["export_document", "summary", "reason_document"]
 
 
 def _path(layers, indices) -> list[list[int]]:
