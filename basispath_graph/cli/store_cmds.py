@@ -37,7 +37,7 @@ def store_failure(exc: StoreError) -> typer.Exit:
     return fail(str(exc), code)
 
 
-def _open(store: Optional[str], write: bool):
+def open_for_cli(store: Optional[str], write: bool):
     try:
         s = open_store(store, write=write)
     except StoreError as exc:
@@ -74,7 +74,7 @@ def run_command(
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_network(spec, max_weights) if spec is not None else None
-    with _open(store, write=True) as s:
+    with open_for_cli(store, write=True) as s:
         try:
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
@@ -154,7 +154,7 @@ def query_command(
         basispath query --json --param run=3fa2c1d0 "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n"
     """
     params = dict(_parse_param(p) for p in param)
-    with _open(store, write=write) as s:
+    with open_for_cli(store, write=write) as s:
         try:
             cols, rows = s.query(cypher, params)
         except WriteRefused:
@@ -202,7 +202,7 @@ def ingest_command(
             networks.append((path, load_spec(path, max_weights=max_weights)))
         except SpecError as exc:
             raise fail(str(exc)) from None
-    with _open(store, write=True) as s:
+    with open_for_cli(store, write=True) as s:
         for path, net in networks:
             try:
                 key = ingest_network(s, net)
@@ -229,7 +229,7 @@ def runs_command(
 
         basispath runs --store ./basispath-store
     """
-    with _open(store, write=False) as s:
+    with open_for_cli(store, write=False) as s:
         rows = s.run("list_runs")
         if s.backend == "ladybug":  # an embedded store is local: a dead writer cannot finish
             for r in rows:

@@ -51,8 +51,12 @@ def run_deah(
     bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
     timings["step2"] = time.perf_counter() - t0
 
+    rel = None
+    if relations is not None:  # e.g. persisted and derived by Cypher: timed apart from Step 3
+        t0 = time.perf_counter()
+        rel = relations(step1)
+        timings["relations"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    rel = relations(step1) if relations else None
     step3 = run_step3(network, step1, bases, rel)
     timings["step3"] = time.perf_counter() - t0
     return DeahResult(network, seed, step1, bases, step3, timings)

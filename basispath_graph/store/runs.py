@@ -221,12 +221,9 @@ def execute_run(
     relations = None
     if engine == "deah":
         def relations(step1):
-            t0 = time.perf_counter()
             _kill_point("substructures")
             store.run("set_run_stage", id=run_id, stage="substructures")
-            rel = StoreRelations.compute(store, run_id, step1)
-            timings["persist_substructures"] = time.perf_counter() - t0
-            return rel
+            return StoreRelations.compute(store, run_id, step1)
 
     result = solve(network, engine, seed, relations=relations, **solve_options)
     _kill_point("solved")

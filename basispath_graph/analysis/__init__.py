@@ -1,0 +1,1 @@
+"""Answers for researchers, read from the store: why a path was kept or discarded; comparisons."""

@@ -1,0 +1,109 @@
+"""Side-by-side numbers for several networks or runs (``basispath compare``).
+
+Each column comes from a stored run (read with ``compare_run.cypher``) or, for a spec with no
+complete run in the store, from solving it now in memory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..network import Network
+from ..solve import solve
+from ..store import Store
+from ..store.runs import network_key
+
+__all__ = ["Column", "column_from_result", "column_from_run", "METRICS"]
+
+# (key, label) of the rows of the comparison table, in order.
+METRICS = [
+    ("m", "m (weights)"),
+    ("H", "H (hidden neurons)"),
+    ("basis_size", "|B|"),
+    ("ratio", "|B| / m"),
+    ("substructure_paths", "|P^S| substructure paths"),
+    ("R", "R selected"),
+    ("chains", "T chains"),
+    ("chain_discards", "discards in chains"),
+    ("head_discards", "discards by chain heads"),
+    ("repairs", "repairs"),
+    ("certified", "certified"),
+    ("raw_certified", "raw DEAH certified"),
+]
+
+
+@dataclass
+class Column:
+    label: str
+    source: str  # "run <id>" or "solved now"
+    values: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"label": self.label, "source": self.source, **self.values, "timings": self.timings}
+
+
+def column_from_result(label: str, result) -> Column:
+    net = result.network
+    values = {
+        "engine": result.engine,
+        "m": net.m,
+        "H": net.H,
+        "basis_size": result.basis_size(),
+        "ratio": round(result.basis_size() / net.m, 4),
+        "certified": result.certified,
+        "raw_certified": result.raw_verdict.certified,
+        "repairs": len(result.repairs),
+    }
+    if result.deah is not None:
+        s1, s3 = result.deah.step1, result.deah.step3
+        values.update(
+            substructure_paths=len(s1.paths),
+            R=len(s1.selected),
+            chains=len(s3.chains),
+            chain_discards=sum(d.step == "chain" for d in s3.discards),
+            head_discards=sum(d.step == "head" for d in s3.discards),
+        )
+    return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
+
+
+def column_from_run(store: Store, run_id: str, label: str | None = None) -> Column | None:
+    rows = store.run("compare_run", run=run_id)
+    if not rows:
+        return None
+    r = rows[0]
+    values = {
+        "engine": r["engine"],
+        "m": r["m"],
+        "H": r["H"],
+        "basis_size": r["basis_size"],
+        "ratio": round(r["basis_size"] / r["m"], 4) if r["basis_size"] is not None else None,
+        "certified": r["certified"],
+        "raw_certified": r["raw_certified"],
+        "repairs": r["repairs"],
+        "status": r["status"],
+    }
+    if r["engine"] != "skeleton":
+        values.update(
+            substructure_paths=int(r["substructure_paths"]),
+            R=int(r["selected"] or 0),
+            chains=int(r["chains"]),
+            chain_discards=int(r["chain_discards"] or 0),
+            head_discards=int(r["head_discards"] or 0),
+        )
+    timings = json.loads(r["timings"]) if r["timings"] else {}
+    return Column(label or f"{r['name'] or run_id}", f"run {run_id}", values, timings)
+
+
+def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
+    """A stored complete run of this network, engine and seed if there is one, else solve now."""
+    label = f"{network.name or path.stem} ({engine})"
+    if store is not None:
+        found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)
+        if found:
+            col = column_from_run(store, found[0]["id"], label)
+            if col is not None:
+                return col
+    return column_from_result(label, solve(network, engine, seed))

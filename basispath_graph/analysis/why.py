@@ -1,0 +1,162 @@
+"""Why did DEAH keep or discard a path? Read from the store, certificate re-verified now.
+
+The certificate stored as CERTIFIED_BY {coef} is never trusted: the answer re-adds the kept
+paths' weight vectors with their coefficients and compares with the path, using the network's
+structure read from the store (weights as (layer, index, layer, index) tuples, independent of any
+stored numbering).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..network import Network, weight_endpoints
+from ..store import Store, StoreError
+from ..store.relations import decode_edge
+from ..verify import parse_path
+
+__all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
+
+
+class WhyError(ValueError):
+    """The path is not a valid path of the network, or not a path of the run (exit code 2)."""
+
+
+def _pairs(layers, indices) -> list[list[int]]:
+    return [[int(l), int(i)] for l, i in zip(layers, indices)]
+
+
+def path_weights(layers, indices) -> Counter:
+    """A path as the multiset of its weights (layer_a, index_a, layer_b, index_b)."""
+    return Counter((la, ia, lb, ib) for (la, ia), (lb, ib) in zip(zip(layers, indices), zip(layers[1:], indices[1:])))
+
+
+def check_certificate(target: tuple, terms: list[tuple[int, tuple]]) -> bool:
+    """Does sum(coef * path) equal the target path, weight by weight?"""
+    total: Counter = Counter()
+    for coef, (layers, indices) in terms:
+        for w, k in path_weights(layers, indices).items():
+            total[w] += coef * k
+    want = path_weights(*target)
+    return {w: c for w, c in total.items() if c} == dict(want)
+
+
+def _validate(network: Network, layers, indices) -> str | None:
+    L, pairs, w = network.L, set(network.pairs), network.widths
+    if not layers or layers[0] != 0 or layers[-1] != L:
+        return f"a path runs from layer 0 to layer {L}"
+    for l, i in zip(layers, indices):
+        if not 0 <= l <= L:
+            return f"layer {l} does not exist (layers 0..{L})"
+        if not 0 <= i < w[l]:
+            return f"neuron {i} does not exist in layer {l} (width {w[l]})"
+    for a, b in zip(layers, layers[1:]):
+        if (a, b) not in pairs:
+            return f"layers {a} and {b} are not connected"
+    return None
+
+
+@dataclass
+class RunContext:
+    run_id: str
+    network: Network
+    status: str
+
+
+def load_context(store: Store, run_id: str) -> RunContext:
+    rows = store.run("get_run", id=run_id)
+    if not rows:
+        raise WhyError(f"no run {run_id!r} in this store")
+    r = rows[0]
+    skips = r["skips"] or []
+    net = Network.build(r["widths"], list(zip(skips[0::2], skips[1::2])), r["name"] or "")
+    return RunContext(run_id, net, r["status"])
+
+
+def _weights(network: Network, ids) -> list[list[int]]:
+    return weight_endpoints(network, ids or [])
+
+
+def _reason(store: Store, ctx: RunContext, d: dict) -> dict:
+    if d["step"] == "repair":
+        what = {"drop": "dropped: dependent on the paths kept before it",
+                "readmit": "re-admitted: it raises the rank",
+                "add": "added: a skeleton path was needed to reach m - H"}
+        return {"step": "repair", "action": d["action"], "detail": what.get(d["action"], d["action"])}
+    pair = list(d["pair"] or [])
+    layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=pair)}
+    L = ctx.network.L
+    return {
+        "step": d["step"],
+        "action": d["action"],
+        "chain": d["chain"],
+        "pair": {"from": layers.get(pair[0]), "to": layers.get(pair[1])} if len(pair) == 2 else None,
+        "shared_layers": [list(decode_edge(L, c)) for c in d["shared_pairs"] or []],
+        "ep": _weights(ctx.network, d["ep"]),
+        "ucp_star": _weights(ctx.network, d["ucp_star"]),
+        "iep": _weights(ctx.network, d["iep"]),
+        "shared": _weights(ctx.network, d["shared"]),
+    }
+
+
+def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict]) -> dict:
+    """One reason object: the discard (SDVChain call or repair), or why a kept path is kept.
+
+    A path SDVChain discarded and the repair re-admitted has two records: the repair is the
+    reason, the SDVChain call is kept under "earlier".
+    """
+    if not records:
+        detail = "kept: in B_r of its substructure and never discarded" if row["kept"] else "no record stored"
+        return {"step": "kept" if row["kept"] else None, "detail": detail}
+    reasons = [_reason(store, ctx, d) for d in records]
+    main = next((r for r in reasons if r["step"] == "repair"), reasons[0])
+    earlier = [r for r in reasons if r is not main]
+    if earlier:
+        main = {**main, "earlier": earlier[0]}
+    return main
+
+
+def explain(store: Store, run_id: str, path: str) -> dict:
+    """The ``why --json`` answer for a path given by stored id or as ``0:1,2:0,4:2``."""
+    ctx = load_context(store, run_id)
+    text, pid = "", -1
+    if path.strip().lstrip("-").isdigit():
+        pid = int(path)
+    else:
+        try:
+            layers, indices = parse_path(path)
+        except ValueError as exc:
+            raise WhyError(f"cannot read path {path!r}: {exc}") from None
+        problem = _validate(ctx.network, layers, indices)
+        if problem:
+            raise WhyError(f"{path} is not a path of network {ctx.network.name or run_id}: {problem}")
+        text = ",".join(f"{l}:{i}" for l, i in zip(layers, indices))
+    try:
+        rows = store.run("why", run=run_id, text=text, id=pid)
+    except StoreError as exc:
+        raise WhyError(str(exc)) from None
+    if not rows:
+        what = f"path id {pid}" if pid >= 0 else f"path {text}"
+        raise WhyError(f"{what} is not a path of run {run_id} (neither kept nor discarded by it)")
+    row = rows[0]
+    layers, indices = parse_path(row["text"])
+    reasons = sorted(row["reasons"] or [], key=lambda d: int(str(d["uid"]).rsplit("d", 1)[-1]))
+    terms = [c for c in row["certificate"] or [] if c.get("id") is not None]
+    if row["kept"]:
+        certificate = [{"coef": 1, "path": _pairs(layers, indices)}]
+        verified = True
+    else:
+        parsed = [(int(c["coef"]), parse_path(c["text"])) for c in sorted(terms, key=lambda c: c["id"])]
+        certificate = [{"coef": coef, "path": _pairs(*p)} for coef, p in parsed]
+        verified = bool(parsed) and check_certificate((layers, indices), parsed)
+    return {
+        "run": run_id,
+        "path": _pairs(layers, indices),
+        "id": row["id"],
+        "status": "kept" if row["kept"] else "discarded",
+        "substructure": row["substructure"],
+        "reason": _main_reason(store, ctx, row, reasons),
+        "certificate": certificate,
+        "verified": verified,
+    }

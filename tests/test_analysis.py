@@ -1,0 +1,147 @@
+"""`why` and `compare` against a real embedded store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from basispath_graph.analysis.why import explain
+from basispath_graph.store import open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def cli(*args, check=None):
+    env = {k: v for k, v in os.environ.items() if k != "BASISPATH_STORE"}
+    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args], capture_output=True, text=True, env=env)
+    if check is not None:
+        assert r.returncode == check, (r.returncode, r.stdout, r.stderr)
+    return r
+
+
+def weights(path):
+    """Independent of the product: a path as the multiset of its (layer, index, layer, index) hops."""
+    return Counter((a[0], a[1], b[0], b[1]) for a, b in zip(path, path[1:]))
+
+
+def sums_to(certificate, path) -> bool:
+    total = Counter()
+    for term in certificate:
+        for w, k in weights(term["path"]).items():
+            total[w] += term["coef"] * k
+    return {w: c for w, c in total.items() if c} == dict(weights(path))
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    store = str(tmp_path_factory.mktemp("why") / "store")
+    runs = {}
+    for name in ("densenet-style", "resnet-style"):
+        out = cli("run", str(EXAMPLES / f"{name}.json"), "--store", store, "--json", check=0)
+        runs[name] = json.loads(out.stdout)
+    return store, runs
+
+
+@pytest.mark.parametrize("name", ["densenet-style", "resnet-style"])
+def test_every_discarded_path_has_a_certificate_that_really_sums(stored, name):
+    store, runs = stored
+    run = runs[name]
+    with open_store(store) as s:
+        ids = [r[0] for r in s.query("MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN b.id ORDER BY b.id", {"run": run["run_id"]})[1]]
+        kept = {r[0] for r in s.query("MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN b.text", {"run": run["run_id"]})[1]}
+        assert len(ids) == run["discarded"] > 0
+        for pid in ids:
+            answer = explain(s, run["run_id"], str(pid))
+            assert answer["status"] == "discarded" and answer["verified"] is True
+            assert sums_to(answer["certificate"], answer["path"])
+            assert all(",".join(f"{l}:{i}" for l, i in t["path"]) in kept for t in answer["certificate"])
+            assert answer["reason"]["step"] in ("chain", "head", "repair")
+
+
+def test_why_json_through_the_cli(stored):
+    store, runs = stored
+    run = runs["resnet-style"]["run_id"]
+    rows = json.loads(cli("query", "--store", store, "--json", "-p", f"run={run}",
+                          "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath)-[:REASON]->(d:Discard {step: 'chain'}) RETURN b.text AS t LIMIT 1", check=0).stdout)
+    text = rows[0]["t"]
+    answer = json.loads(cli("why", "--store", store, run, text, "--json", check=0).stdout)
+    assert set(answer) >= {"path", "status", "substructure", "reason", "certificate", "verified"}
+    assert ",".join(f"{l}:{i}" for l, i in answer["path"]) == text
+    assert answer["status"] == "discarded" and answer["verified"] is True
+    r = answer["reason"]
+    assert r["step"] == "chain" and r["chain"] >= 1 and r["pair"]["from"] and r["pair"]["to"]
+    assert r["shared_layers"] and r["ep"] and r["iep"] and r["ucp_star"] and r["shared"] != r["ucp_star"]
+    assert sums_to(answer["certificate"], answer["path"])
+    human = cli("why", "--store", store, run, text, check=0).stdout
+    assert "discarded by SDVChain, inside chain" in human and "verified now by vector addition" in human
+
+
+def test_why_on_a_kept_path(stored):
+    store, runs = stored
+    run = runs["densenet-style"]["run_id"]
+    answer = json.loads(cli("why", "--store", store, run, "0", "--json", check=0).stdout)
+    assert answer["status"] == "kept" and answer["verified"] is True
+    assert answer["certificate"] == [{"coef": 1, "path": answer["path"]}]
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("0:9,4:0", "0:9,4:0 is not a path of network densenet-style: neuron 9 does not exist in layer 0 (width 2)"),
+        ("0:0,3:0", "0:0,3:0 is not a path of network densenet-style: a path runs from layer 0 to layer 4"),
+        ("99999", "path id 99999 is not a path of run {run} (neither kept nor discarded by it)"),
+    ],
+)
+def test_why_refuses_paths_that_are_not_in_the_run(stored, path, message):
+    store, runs = stored
+    run = runs["densenet-style"]["run_id"]
+    r = cli("why", "--store", store, run, path, check=2)
+    assert r.stderr == f"error: {message.format(run=run)}\n"
+
+
+def test_why_reports_a_tampered_certificate_loudly(tmp_path):
+    store = str(tmp_path / "store")
+    run = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)["run_id"]
+    rows = json.loads(cli("query", "--store", store, "--json", "-p", f"run={run}",
+                          "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN b.id AS id LIMIT 1", check=0).stdout)
+    pid = rows[0]["id"]
+    cli("query", "--store", store, "--write", "-p", f"run={run}", "-p", f"id={pid}",
+        "MATCH (b:BasisPath {run: $run, id: $id})-[c:CERTIFIED_BY]->() SET c.coef = c.coef * 2", check=0)
+    r = cli("why", "--store", store, run, str(pid), "--json", check=1)
+    assert json.loads(r.stdout)["verified"] is False
+    r = cli("why", "--store", store, run, str(pid), check=1)
+    assert "CERTIFICATE DOES NOT CHECK" in r.stdout
+
+
+def test_compare_three_specs_prints_the_table_and_writes_a_png(tmp_path):
+    png = tmp_path / "cmp.png"
+    specs = [str(EXAMPLES / f"{n}.json") for n in ("mlp", "resnet-style", "densenet-style")]
+    r = cli("compare", *specs, "--store", str(tmp_path / "nostore"), "--plot", str(png), check=0)
+    for label in ("mlp (deah)", "resnet-style (deah)", "densenet-style (deah)", "|B| / m", "repairs", "T chains"):
+        assert label in r.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000
+    cols = json.loads(cli("compare", *specs, "--json", "--store", str(tmp_path / "nostore"), check=0).stdout)
+    assert [(c["m"], c["H"], c["basis_size"], c["repairs"]) for c in cols] == [(78, 12, 66, 0), (150, 20, 130, 10), (67, 9, 58, 4)]
+
+
+def test_compare_uses_stored_runs_and_two_engines(stored):
+    store, runs = stored
+    run = runs["densenet-style"]["run_id"]
+    cols = json.loads(cli("compare", run, str(EXAMPLES / "densenet-style.json"), "-e", "deah", "-e", "skeleton",
+                          "--store", store, "--json", check=0).stdout)
+    assert [c["source"] for c in cols] == [f"run {run}", f"run {run}", "solved now"]
+    assert [c["engine"] for c in cols] == ["deah", "deah", "skeleton"]
+    assert {c["basis_size"] for c in cols} == {58}
+
+
+def test_compare_refuses_unknown_items(stored):
+    store, _ = stored
+    r = cli("compare", "nope", "--store", store, check=2)
+    assert r.stderr == "error: nope: neither a spec file nor a run id in this store\n"
