@@ -9,7 +9,6 @@ certificate: integer coefficients over the final basis, checked by vector additi
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +18,7 @@ from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.step3_sdvchain import Discard
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
+from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "SolveResult", "solve"]
@@ -128,6 +128,7 @@ def solve(
     max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
     certificates: bool = True,
     relations=None,
+    on_stage=None,
 ) -> SolveResult:
     """Find a basis path set of ``network`` and certify it.
 
@@ -138,6 +139,7 @@ def solve(
     repair : for deah, repair a union that is not certified (default); False returns raw DEAH.
     certificates : compute and verify a certificate for every discarded path.
     relations : deah only; builds Step 3's relations from Step 1 (``run_deah``), e.g. from a store.
+    on_stage : called with each stage name as it starts (progress display).
 
     Raises
     ------
@@ -145,22 +147,19 @@ def solve(
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    timings: dict[str, float] = {}
+    timer = StageTimer(on_stage=on_stage)
+    timings = timer.timings
     if engine == "skeleton":
-        t0 = time.perf_counter()
-        basis = skeleton_basis(network, seed)
-        timings["engine"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        verdict = certify(network, basis)
-        timings["certify"] = time.perf_counter() - t0
+        with timer.stage("engine"):
+            basis = skeleton_basis(network, seed)
+        with timer.stage("certify"):
+            verdict = certify(network, basis)
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
-    deah = run_deah(network, seed, max_substructures, relations)
-    timings.update(deah.timings)
+    deah = run_deah(network, seed, max_substructures, relations, timer)
     raw = deah.kept_blocks()
-    t0 = time.perf_counter()
-    raw_verdict = certify(network, [b for _, b in raw])
-    timings["certify"] = time.perf_counter() - t0
+    with timer.stage("certify"):
+        raw_verdict = certify(network, [b for _, b in raw])
 
     repairs: list[Repair] = []
     readmitted: set[tuple[int, int]] = set()
@@ -169,14 +168,14 @@ def solve(
         basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
     else:
         # Always work out the repair, so that even --no-repair can say how far DEAH was off.
-        t0 = time.perf_counter()
-        kept, readmitted, extra, repairs = _repair(network, deah, seed)
-        timings["repair"] = time.perf_counter() - t0
+        with timer.stage("repair"):
+            kept, readmitted, extra, repairs = _repair(network, deah, seed)
         needed = len(repairs)
         if repair:
             basis = [deah.bases[idx].take(sorted(rows)) for idx, rows in kept.items()] + extra
             subs = list(kept) + [None] * len(extra)
-            verdict = certify(network, basis)
+            with timer.stage("certify"):
+                verdict = certify(network, basis)
         else:
             basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
             readmitted, repairs = set(), []
@@ -193,9 +192,8 @@ def solve(
         deah=deah, timings=timings, repairs_needed=needed,
     )
     if certificates and verdict.certified and discarded:
-        t0 = time.perf_counter()
-        expresser = Expresser(network, basis)
-        for d in discarded:
-            d.certificate = expresser.express(d.layers, d.indices)
-        timings["certificates"] = time.perf_counter() - t0
+        with timer.stage("certificates"):
+            expresser = Expresser(network, basis)
+            for d in discarded:
+                d.certificate = expresser.express(d.layers, d.indices)
     return result

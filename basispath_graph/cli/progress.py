@@ -9,9 +9,10 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 
 class StageProgress:
-    """Adapter the store writer calls: ``stage(name)`` then ``advance(rows)``."""
+    """Adapter for solve stages and store writes: ``stage(name)`` then optionally ``advance(rows)``."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, verb: str = "writing"):
+        self._verb = verb
         self._progress = None
         if enabled and sys.stderr.isatty():
             self._progress = Progress(
@@ -38,7 +39,7 @@ class StageProgress:
         if self._progress:
             if self._task is not None:
                 self._progress.update(self._task, visible=False)
-            self._task = self._progress.add_task(f"writing {name}", total=None)
+            self._task = self._progress.add_task(f"{self._verb} {name}", total=None)
 
     def advance(self, rows: int) -> None:
         if self._progress and self._task is not None:

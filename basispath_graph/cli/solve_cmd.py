@@ -15,6 +15,7 @@ from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySu
 from ..export import export_document, summary
 from ..solve import ENGINES, solve
 from .common import EXIT_NOT_CERTIFIED, fail, read_network
+from .progress import StageProgress
 
 
 def _write_atomically(path: Path, doc: dict) -> None:
@@ -69,6 +70,7 @@ def solve_command(
     export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file."),
     no_repair: bool = typer.Option(False, "--no-repair", help="Return raw DEAH; exit 1 when it is not certified."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the report."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
     max_weights: Optional[int] = typer.Option(
         None, "--max-weights", min=1, help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
     ),
@@ -93,7 +95,10 @@ def solve_command(
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
     network = read_network(spec, max_weights)
     try:
-        result = solve(network, engine, seed, repair=not no_repair, max_substructures=max_substructures)
+        with StageProgress(not (quiet or as_json), verb="running") as progress:
+            result = solve(
+                network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage
+            )
     except TooManySubstructures as exc:
         raise fail(f"{spec}: {exc}; use --engine skeleton or raise --max-substructures") from None
     if export is not None:

@@ -3,13 +3,13 @@ substructure), Step 3; returns the raw union B and every intermediate artifact."
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..subroutine import subroutine
+from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
 from .step3_sdvchain import Relations, Step3Result, run_step3
 
@@ -35,28 +35,23 @@ def run_deah(
     seed: int = 0,
     max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
     relations: Callable[[Step1Result], Relations] | None = None,
+    timer: StageTimer | None = None,
 ) -> DeahResult:
     """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``).
 
     ``relations`` builds the subdivision / shared-edge relations Step 3 uses from Step 1's
     result; a graph store passes one that persists Step 1 and asks Cypher (default: in memory).
     """
-    timings = {}
-    t0 = time.perf_counter()
-    step1 = run_step1(network, max_substructures)
-    timings["step1"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
-    bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
-    timings["step2"] = time.perf_counter() - t0
-
+    timer = timer or StageTimer()
+    with timer.stage("step1"):
+        step1 = run_step1(network, max_substructures)
+    with timer.stage("step2"):
+        rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
+        bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
     rel = None
     if relations is not None:  # e.g. persisted and derived by Cypher: timed apart from Step 3
-        t0 = time.perf_counter()
-        rel = relations(step1)
-        timings["relations"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    step3 = run_step3(network, step1, bases, rel)
-    timings["step3"] = time.perf_counter() - t0
-    return DeahResult(network, seed, step1, bases, step3, timings)
+        with timer.stage("relations"):
+            rel = relations(step1)
+    with timer.stage("step3"):
+        step3 = run_step3(network, step1, bases, rel)
+    return DeahResult(network, seed, step1, bases, step3, timer.timings)

@@ -225,7 +225,8 @@ def execute_run(
             store.run("set_run_stage", id=run_id, stage="substructures")
             return StoreRelations.compute(store, run_id, step1)
 
-    result = solve(network, engine, seed, relations=relations, **solve_options)
+    on_stage = progress.stage if progress is not None else None
+    result = solve(network, engine, seed, relations=relations, on_stage=on_stage, **solve_options)
     _kill_point("solved")
     t0 = time.perf_counter()
     _write_artifacts(store, run_id, result, progress)

@@ -1,0 +1,30 @@
+"""Named, timed stages: one place that records seconds per step and tells an observer (progress)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+
+__all__ = ["StageTimer"]
+
+
+class StageTimer:
+    """``with timer.stage("step1"): ...`` adds the elapsed seconds to ``timings["step1"]``.
+
+    ``on_stage(name)`` is called as each stage starts (a CLI shows it as progress).
+    """
+
+    def __init__(self, timings: dict[str, float] | None = None, on_stage: Callable[[str], None] | None = None):
+        self.timings = timings if timings is not None else {}
+        self.on_stage = on_stage
+
+    @contextmanager
+    def stage(self, name: str):
+        if self.on_stage:
+            self.on_stage(name)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
