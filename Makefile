@@ -23,8 +23,15 @@ $(INSTALL_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e .
 	touch $@
 
+# PyTorch (for the 'spec from-torch' tests) only from a local CPU wheel when this machine has
+# one; never a multi-GB download. Without it those tests skip with the reason.
+TORCH_WHEELS ?= /opt/wheels
+
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
+	@$(BIN)/python -m pip install --no-index --find-links $(TORCH_WHEELS) 'torch==2.13.0' >/dev/null 2>&1 \
+		&& echo "PyTorch 2.13.0 (CPU) installed from $(TORCH_WHEELS)" \
+		|| echo "note: no local PyTorch wheel in $(TORCH_WHEELS); from-torch tests will skip"
 	touch $@
 
 test: $(TEST_STAMP) $(CYPHER_LINT_STAMP)

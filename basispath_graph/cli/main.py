@@ -10,7 +10,11 @@ import typer
 from .common import EXIT_BAD_INPUT, EXIT_INTERNAL
 from .solve_cmd import solve_command
 from .store_cmds import ingest_command, query_command, run_command, runs_command
+from .compare_cmd import compare_command
+from .show_cmd import show_command
+from .spec_cmds import presets_command, spec_app
 from .verify_cmd import verify_command
+from .why_cmd import why_command
 
 app = typer.Typer(
     name="basispath",
@@ -25,6 +29,11 @@ app.command("run")(run_command)
 app.command("query")(query_command)
 app.command("ingest")(ingest_command)
 app.command("runs")(runs_command)
+app.command("why")(why_command)
+app.command("compare")(compare_command)
+app.command("show")(show_command)
+app.command("presets")(presets_command)
+app.add_typer(spec_app, name="spec")
 
 
 def main() -> None:

@@ -1,0 +1,165 @@
+"""``basispath presets`` and ``basispath spec preset|from-torch``: write network specs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..presets import FAMILIES, PresetError, preset_spec, weight_count
+from ..spec import MAX_WEIGHTS_ENV, SpecError, parse_spec, resolve_max_weights
+from .common import fail
+
+TORCH_MISSING = "'spec from-torch' needs PyTorch: pip install 'basispath-graph[torch]'"
+
+spec_app = typer.Typer(
+    name="spec",
+    help="Write network specs: from a named architecture family or from a PyTorch model.",
+    no_args_is_help=True,
+)
+
+
+def spec_json(spec: dict) -> str:
+    """A spec as JSON text: one key a line, each list on one line, a final newline."""
+    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(spec[k])}" for k in ("name", "widths", "skips"))
+    return "{\n" + body + "\n}\n"
+
+
+def _check_output(output: Optional[Path]) -> None:
+    if output is not None:
+        target = output.expanduser()
+        if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
+            raise fail(f"cannot write spec file {output}: not a file in an existing folder")
+
+
+def _write(output: Optional[Path], text: str) -> None:
+    """Print to stdout, or write next to the target and rename (never a half-written file)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = output.expanduser()
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".basispath-", suffix=".json", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise fail(f"cannot write spec file {output}: {exc.strerror or exc}") from None
+
+
+def _finish(spec: dict, output: Optional[Path], max_weights: Optional[int], layers_note: str = "") -> None:
+    """Check the spec against the weight limit and the spec rules, write it, print the summary."""
+    try:
+        limit = resolve_max_weights(max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    label = spec["name"] or "(unnamed)"
+    m = weight_count(spec)
+    if m > limit:
+        raise fail(
+            f"{label}: network has {m} weights, more than the limit of {limit}"
+            f" (raise it with --max-weights or {MAX_WEIGHTS_ENV})"
+        )
+    try:
+        network = parse_spec(spec, label, limit)  # exactly what loading the written file gives
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    _write(output, spec_json(spec))
+    where = f"written to {output}" if output is not None else "written to stdout"
+    n_skips = len(network.skips)
+    print(
+        f"{label}: {network.L + 1} layers{layers_note}, {n_skips} skip{'s' if n_skips != 1 else ''},"
+        f" m = {network.m}, H = {network.H} ({where})",
+        file=sys.stderr,
+    )
+
+
+_OUTPUT_HELP = "Write the spec to this file (atomically); default: stdout."
+_MAX_WEIGHTS_HELP = "Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
+
+
+def presets_command() -> None:
+    """List the architecture families that 'basispath spec preset' can write.
+
+    Every family has widths [N] + [W]*(D-1) + [K] for depth D (D+1 layers), width W,
+    input width N and output width K (both default W); the family decides the skips.
+
+    Example:
+
+        basispath presets
+    """
+    pad = max(len(n) for n in FAMILIES)
+    for family in FAMILIES.values():
+        print(f"{family.name:<{pad}}  {family.description}")
+
+
+@spec_app.command("preset")
+def preset_command(
+    name: str = typer.Argument(..., metavar="NAME", help=f"Family: {' | '.join(FAMILIES)} (see 'basispath presets')."),
+    depth: int = typer.Option(..., "--depth", "-d", help="Depth D = number of layer pairs (D+1 layers)."),
+    width: int = typer.Option(..., "--width", "-w", help="Hidden width W."),
+    in_width: Optional[int] = typer.Option(None, "--in", help="Input width N (default: W)."),
+    out_width: Optional[int] = typer.Option(None, "--out", help="Output width K (default: W)."),
+    stride: Optional[int] = typer.Option(None, "--stride", help="Skip span S >= 2 (family 'stride' only)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help=_OUTPUT_HELP),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help=_MAX_WEIGHTS_HELP),
+) -> None:
+    """Write the spec of a named architecture family (mlp, resnet, densenet, unet, stride).
+
+    The spec JSON goes to --output (or stdout); a one-line summary (layers, skips, m, H) goes
+    to stderr. Exit code 0, or 2 for refused arguments.
+
+    Example:
+
+        basispath spec preset densenet --depth 8 --width 128 -o densenet-8x128.json
+    """
+    try:
+        spec = preset_spec(name, depth, width, in_width=in_width, out_width=out_width, stride=stride)
+    except PresetError as exc:
+        raise fail(str(exc)) from None
+    _check_output(output)
+    _finish(spec, output, max_weights)
+
+
+@spec_app.command("from-torch")
+def from_torch_command(
+    target: str = typer.Argument(..., metavar="MODULE:FACTORY", help="Factory returning an nn.Module: module:func or path/to/file.py:func."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help=_OUTPUT_HELP),
+    name: Optional[str] = typer.Option(None, "--name", help="Network name in the spec (default: the factory's name)."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help=_MAX_WEIGHTS_HELP),
+) -> None:
+    """Write the spec of a PyTorch model made of nn.Linear, ReLU and torch.cat (needs PyTorch).
+
+    FACTORY() is called without arguments and its model is traced with torch.fx. Each
+    nn.Linear is a layer; a Linear reading torch.cat([...], dim=-1) of earlier layers gets a
+    skip from each of them. nn.Dropout and nn.Identity are passed through; biases are ignored
+    (paths are over weights). Anything else (convolutions, residual sums x + f(x), norms,
+    reshapes) is refused by name. Exit code 0, or 2 for a refused model.
+
+    Example:
+
+        basispath spec from-torch models.py:densenet_mlp -o densenet.json
+    """
+    from .. import torch_import as ti
+
+    _check_output(output)
+    try:
+        ti.import_torch()
+    except ti.TorchMissing:
+        raise fail(TORCH_MISSING) from None
+    try:
+        model = ti.read_torch_model(target, name)
+    except ti.TorchImportError as exc:
+        raise fail(str(exc)) from None
+    _finish(model.spec, output, max_weights, f" ({', '.join(model.layer_modules)})")

@@ -1,0 +1,259 @@
+"""``basispath show``: DOT structure, PNG/SVG files, the neuron-level picture and its errors.
+
+Each store is made once by the real CLI (``run ... --json``); the ``show`` calls only read it,
+so they are started together and the tests check the collected results (interpreter and
+matplotlib start-up dominate the cost).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from basispath_graph.show.dot import _q
+from basispath_graph.show.model import RunInfo, ShowError, find_path, load_path_view
+from basispath_graph.show.palette import colours
+from basispath_graph.store import open_store
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC = REPO / "examples" / "densenet-style.json"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("BASISPATH_DEBUG", None)
+    env.update(COLUMNS="200", NO_COLOR="1", TERM="dumb", MPLBACKEND="Agg")
+    return env
+
+
+def _start(args, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "basispath_graph.cli.main", *map(str, args)],
+        cwd=cwd,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"{proc.args} timed out\nstderr: {err.decode(errors='replace')}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err.decode(errors="replace"))
+
+
+def run_all(jobs: dict[str, tuple[list, Path]]) -> dict[str, subprocess.CompletedProcess]:
+    """Start every job at once (the store is only read), then collect them by name."""
+    procs = {name: _start(args, cwd) for name, (args, cwd) in jobs.items()}
+    return {name: _finish(p) for name, p in procs.items()}
+
+
+def _run_id(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["run_id"]
+
+
+def _rows(result: subprocess.CompletedProcess) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("show")
+    store = root / "store"
+    run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--json"], root)})["run"])
+    with open_store(str(store)) as s:  # read-only: the CLI calls below read the store too
+        _, rows = s.query(
+            "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) MATCH (b)-[:CERTIFIED_BY]->(k:BasisPath) "
+            "RETURN b.id, b.text, count(k) ORDER BY b.id LIMIT 1",
+            {"run": run_id},
+        )
+        discarded = dict(zip(("id", "text", "terms"), rows[0]))
+        _, rows = s.query("MATCH (b:BasisPath {run: $run, id: 0}) RETURN b.layers", {"run": run_id})
+        path0_layers = rows[0][0]
+    out = root / "out"
+    out.mkdir()
+    s = ["--store", store]
+    jobs = {
+        "chains": (["query", *s, "--json", "--param", f"run={run_id}", "MATCH (c:Chain {run: $run}) RETURN count(c) AS n"], root),
+        "dot": (["show", run_id, *s, "--format", "dot"], root),
+        "png": (["show", run_id, *s, "--format", "png"], out),  # default file name RUN_ID.png
+        "svg": (["show", run_id, *s, "-o", out / "overview.svg"], root),  # format from the suffix
+        "path0_dot": (["show", run_id, *s, "--path", "0"], root),
+        "path0_png": (["show", run_id, *s, "--path", "0", "--format", "png", "-o", out / "path0.png"], root),
+        "cert_dot": (["show", run_id, *s, "--path", discarded["text"], "--certificate"], root),
+        "cert_svg": (["show", run_id, *s, "--path", str(discarded["id"]), "--certificate", "-o", out / "cert.svg"], root),
+        "bad_run": (["show", "nope0000", *s], root),
+        "bad_path_id": (["show", run_id, *s, "--path", "99999"], root),
+        "bad_path_text": (["show", run_id, *s, "--path", "0:9,1:9"], root),
+    }
+    results = run_all(jobs)
+    return {
+        "results": results,
+        "run_id": run_id,
+        "chains": _rows(results["chains"])[0]["n"],
+        "discarded": discarded,
+        "path0_layers": path0_layers,
+        "out": out,
+    }
+
+
+def _ok(shown, name: str) -> subprocess.CompletedProcess:
+    result = shown["results"][name]
+    assert result.returncode == 0, f"{name}: {result.stderr}"
+    return result
+
+
+def _network():
+    spec = json.loads(SPEC.read_text())
+    widths = spec["widths"]
+    pairs = {(l, l + 1) for l in range(len(widths) - 1)} | {tuple(p) for p in spec["skips"]}
+    return widths, pairs
+
+
+def _attr(line: str, name: str) -> str | None:
+    m = re.search(rf'\b{name}="([^"]*)"', line)
+    return m.group(1) if m else None
+
+
+# -- the overview in DOT ---------------------------------------------------------------------
+
+def test_dot_overview_structure(shown) -> None:
+    text = _ok(shown, "dot").stdout.decode()
+    widths, pairs = _network()
+    assert "digraph" in text
+    assert text.count("{") == text.count("}")
+    lines = text.splitlines()
+    layer_nodes = [int(m.group(1)) for line in lines if (m := re.match(r"\s*L(\d+) \[", line))]
+    assert sorted(layer_nodes) == list(range(len(widths)))  # one node line per layer
+    layer_edges = Counter(
+        (int(m.group(1)), int(m.group(2))) for line in lines if (m := re.match(r"\s*L(\d+) -> L(\d+) \[", line))
+    )
+    assert set(layer_edges) == pairs and set(layer_edges.values()) == {1}  # one edge line per pair
+    chain_colour: dict[str, set[str]] = {}
+    for line in lines:
+        cls = _attr(line, "class")
+        if cls and cls.startswith("chain"):
+            chain_colour.setdefault(cls, set()).add(_attr(line, "color"))
+    assert all(len(c) == 1 for c in chain_colour.values())  # one colour per chain ...
+    distinct = {c for cs in chain_colour.values() for c in cs}
+    assert len(distinct) == len(chain_colour) == shown["chains"] > 0  # ... and one chain per colour
+    title = _attr(lines[2], "label") or ""
+    assert "densenet-style" in title and f"T = {shown['chains']} chains" in title and "certified" in title
+
+
+# -- PNG and SVG files ---------------------------------------------------------------------------
+
+def test_png_and_svg_written(shown) -> None:
+    out, run_id = shown["out"], shown["run_id"]
+    for name in ("png", "svg", "path0_png", "cert_svg"):
+        _ok(shown, name)
+    assert f"wrote {run_id}.png" in shown["results"]["png"].stdout.decode()
+    for png in (f"{run_id}.png", "path0.png"):
+        data = (out / png).read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 1000
+    for svg in ("overview.svg", "cert.svg"):
+        root = ET.parse(out / svg).getroot()
+        assert root.tag.endswith("svg")
+    # written atomically: no temporary files are left beside the pictures
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{run_id}.png", "cert.svg", "overview.svg", "path0.png"])
+
+
+# -- the neuron-level picture -------------------------------------------------------------------
+
+def test_path_dot_by_id(shown) -> None:
+    text = _ok(shown, "path0_dot").stdout.decode()
+    widths, pairs = _network()
+    lines = text.splitlines()
+    neurons = [line for line in lines if re.match(r"\s*n\d+ \[", line)]
+    weights = [line for line in lines if _attr(line, "class") == "weight"]
+    path_edges = [line for line in lines if _attr(line, "class") == "path"]
+    assert len(neurons) == sum(widths)
+    assert len(weights) == sum(widths[a] * widths[b] for a, b in pairs)
+    assert len(path_edges) == len(shown["path0_layers"]) - 1
+    assert not any((_attr(line, "class") or "").startswith("cert") for line in lines)
+
+
+def test_path_certificate_by_text(shown) -> None:
+    text = _ok(shown, "cert_dot").stdout.decode()
+    d = shown["discarded"]
+    assert f"path #{d['id']} {d['text']}: discarded" in text
+    cert_classes = {c for line in text.splitlines() if (c := _attr(line, "class")) and c.startswith("cert")}
+    assert len(cert_classes) == d["terms"]  # one colour per kept path of the certificate
+    legend = text[text.index("legend [") :]
+    assert legend.count(" x kept #") == d["terms"]
+
+
+# -- errors: one line, exit 2 -------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("bad_run", "error: no run 'nope0000' in this store"),
+        ("bad_path_id", "error: no path '99999' in run "),
+        ("bad_path_text", "error: no path '0:9,1:9' in run "),
+    ],
+)
+def test_errors_are_one_line(shown, name: str, message: str) -> None:
+    result = shown["results"][name]
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == b""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message), result.stderr
+
+
+# -- small pieces, in process --------------------------------------------------------------------
+
+def test_colours_distinct() -> None:
+    for n in (1, 9, 10, 40, 500):
+        assert len(set(colours(n))) == n
+        assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours(n))
+
+
+def test_dot_quoting() -> None:
+    assert _q('a "b" \\ c\nd') == '"a \\"b\\" \\\\ c\\nd"'
+
+
+class StubStore:
+    """Answers ``show_run_summary`` with one run of the given widths; any other query fails."""
+
+    def __init__(self, widths: list[int]):
+        self.widths = widths
+
+    def run(self, name: str, **params) -> list[dict]:
+        if name == "show_run_summary":
+            m = sum(a * b for a, b in zip(self.widths, self.widths[1:]))
+            return [dict(id=params["run"], engine="deah", seed=0, status="complete", name="too-big", widths=self.widths,
+                         skips=[], m=m, H=sum(self.widths[1:-1]), basis_size=None, certified=None, repairs=None, discarded=None)]
+        if name == "show_discard_steps":
+            return []
+        raise AssertionError(f"unexpected query {name}")
+
+
+@pytest.mark.parametrize(("widths", "message"), [([2, 62, 2], "66 neurons and 248 weights"), ([1, 20, 20, 1], "42 neurons and 440 weights")])
+def test_neuron_picture_refuses_big_networks(widths, message) -> None:
+    with pytest.raises(ShowError, match=message) as exc:
+        load_path_view(StubStore(widths), "abcd0123", "0")
+    assert "limited to 64 neurons and 400 weights" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_bad_path_syntax() -> None:
+    run = RunInfo("r", "deah", 0, "complete", "x", (2, 2), ((0, 1),), 4, 0, None, None, None, None, {})
+    for spec in ("zero", "0:1,", "0-1,1:0", "-1"):
+        with pytest.raises(ShowError, match="give a path id"):
+            find_path(StubStore([2, 2]), run, spec)
