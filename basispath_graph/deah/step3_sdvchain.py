@@ -11,12 +11,12 @@ that made it: the pair, Ep, UCP*, IEp.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..network import Network, PathBlock
+from ..rowkeys import row_keys
 from .step1_substructures import Step1Result
 
 __all__ = [
@@ -125,22 +125,7 @@ def build_q_sets(chains: list[list[int]], rel: Relations) -> list[list[int]]:
     return out
 
 
-def _split(network: Network, block: PathBlock, shared: set[tuple[int, int]]):
-    """Per path: (shared weights, unshared weights) as tuples, hops in ascending layer order."""
-    wid = network.weight_ids(block)
-    hops = list(zip(block.layers, block.layers[1:]))
-    sh = [k for k, h in enumerate(hops) if h in shared]
-    un = [k for k, h in enumerate(hops) if h not in shared]
-    return [tuple(r) for r in wid[:, sh].tolist()], [tuple(r) for r in wid[:, un].tolist()]
-
-
-def sdvchain_pair(
-    network: Network,
-    shared_pairs: tuple[tuple[int, int], ...],
-    base: PathBlock,
-    target: PathBlock,
-    alive: np.ndarray,
-):
+def sdvchain_pair(network, shared_pairs, base, target, alive):
     """One SDVChain iteration: discard from B'_to (``alive`` rows of ``target``) based on B_from.
 
     For each unique unshared part Ep_j of the B_from paths: UCP_j = the shared parts that occur
@@ -148,37 +133,67 @@ def sdvchain_pair(
     IEp_j = unshared parts of the B'_to paths whose shared part is in UCP_j, kept only when they
     occur at least twice; those paths are discarded unless their shared part is UCP_j*.
 
-    Returns a list of (row, ep, ucp_star, iep, shared) for the rows to discard; ``alive`` is not
-    changed (the caller applies all discards of one call at once, as the pseudo-code does).
-    Running time O(|B_from| + |B_to| * k) for k = the number of groups a shared part belongs to.
+    Returns (rows, ep_rows, star_rows) for the discarded target rows, in ascending row order:
+    ``ep_rows[k]`` / ``star_rows[k]`` are rows of ``base`` whose unshared part is the Ep_j and
+    whose shared part is the UCP_j* of the first group j (in lexicographic order of Ep) that
+    discards target row ``rows[k]``. ``alive`` is not changed (the caller applies all discards of
+    one call at once, as the pseudo-code does).
+
+    Running time O((|B_from| + |B_to| + J) log) with J = sum over shared parts k of
+    #B_from(k) * #B'_to(k), the (target path, Ep group) pairs that meet on a shared part.
     """
     shared = set(shared_pairs)
-    sk_from, uk_from = _split(network, base, shared)
-    sk_to, uk_to = _split(network, target, shared)
-    freq = Counter(sk_from)
-    ucp: dict[tuple, set] = defaultdict(set)
-    for s, u in zip(sk_from, uk_from):
-        ucp[u].add(s)
-    rows_by_shared: dict[tuple, list[int]] = defaultdict(list)
-    for row in np.flatnonzero(alive).tolist():
-        rows_by_shared[sk_to[row]].append(row)
+    empty = np.zeros(0, dtype=np.int64)
+    if not shared:
+        return empty, empty, empty  # all paths are distinct: no unshared part repeats
+    w_base, w_target = network.weight_ids(base), network.weight_ids(target)
+    sh_b, un_b = _columns(base.layers, shared)
+    sh_t, un_t = _columns(target.layers, shared)
+    n_b = len(base)
+    sk_all, _ = row_keys(np.concatenate([w_base[:, sh_b], w_target[:, sh_t]]))
+    sk_b, sk_t = sk_all[:n_b], sk_all[n_b:]
+    ep_b, n_ep = row_keys(w_base[:, un_b])
+    iep_t, _ = row_keys(w_target[:, un_t])
 
-    out, taken = [], set()
-    for ep in sorted(ucp):
-        group = ucp[ep]
-        star = min(group, key=lambda s: (-freq[s], s))
-        candidates = [row for s in group for row in rows_by_shared.get(s, ())]
-        by_unshared: dict[tuple, list[int]] = defaultdict(list)
-        for row in candidates:
-            by_unshared[uk_to[row]].append(row)
-        for iep, rows in by_unshared.items():
-            if len(rows) < 2:
-                continue  # an unshared part seen once cannot cancel (paper's comment)
-            for row in rows:
-                if sk_to[row] != star and row not in taken:
-                    taken.add(row)
-                    out.append((row, ep, star, iep, sk_to[row]))
-    return out
+    # UCP_j*: per Ep group, the shared part most frequent in all of B_from (ties: smallest key,
+    # keys being in lexicographic order of the weight ids).
+    freq = np.bincount(sk_b)
+    order = np.lexsort((sk_b, -freq[sk_b], ep_b))
+    first = order[np.r_[True, ep_b[order][1:] != ep_b[order][:-1]]]
+    star_row = np.empty(n_ep, dtype=np.int64)
+    star_row[ep_b[first]] = first
+    star_key = sk_b[star_row]
+
+    # Join the live target rows with the (Ep_j, shared part) pairs of B_from on the shared part.
+    by_shared = np.argsort(sk_b, kind="stable")
+    sorted_sk = sk_b[by_shared]
+    rows_t = np.flatnonzero(alive)
+    lo = np.searchsorted(sorted_sk, sk_t[rows_t], side="left")
+    hi = np.searchsorted(sorted_sk, sk_t[rows_t], side="right")
+    hits = hi - lo
+    q = np.repeat(rows_t, hits)
+    if len(q) == 0:
+        return empty, empty, empty
+    offsets = np.arange(len(q)) - np.repeat(np.cumsum(hits) - hits, hits)
+    base_row = by_shared[np.repeat(lo, hits) + offsets]
+    j = ep_b[base_row]
+
+    # IEp_j: (group j, unshared part of the target path) seen at least twice.
+    pair_key = j * (int(iep_t.max()) + 1) + iep_t[q]
+    _, inverse, counts = np.unique(pair_key, return_inverse=True, return_counts=True)
+    discard = (counts[inverse.ravel()] >= 2) & (sk_t[q] != star_key[j])
+    if not discard.any():
+        return empty, empty, empty
+    q, j, base_row = q[discard], j[discard], base_row[discard]
+    # One record per discarded row: the first group (smallest Ep key) that discards it.
+    order = np.lexsort((j, q))
+    keep = order[np.r_[True, q[order][1:] != q[order][:-1]]]
+    return q[keep], base_row[keep], star_row[j[keep]]
+
+
+def _columns(layers, shared):
+    hops = list(zip(layers, layers[1:]))
+    return [k for k, h in enumerate(hops) if h in shared], [k for k, h in enumerate(hops) if h not in shared]
 
 
 def run_step3(
@@ -197,11 +212,24 @@ def run_step3(
 
     def call(step: str, t: int, src: int, dst: int):
         shared_pairs = rel.shared_pairs(src, dst)
-        found = sdvchain_pair(network, shared_pairs, bases[src], bases[dst], alive[dst])
+        base, target = bases[src], bases[dst]
+        rows, ep_rows, star_rows = sdvchain_pair(network, shared_pairs, base, target, alive[dst])
         result.calls += 1
-        for row, ep, star, iep, shared in found:
-            alive[dst][row] = False
-            result.discards.append(Discard(dst, row, step, t, (src, dst), shared_pairs, ep, star, iep, shared))
+        if len(rows) == 0:
+            return
+        alive[dst][rows] = False
+        shared = set(shared_pairs)
+        sh_b, un_b = _columns(base.layers, shared)
+        sh_t, un_t = _columns(target.layers, shared)
+        w_b = network.weight_ids(base.take(np.concatenate([ep_rows, star_rows])))
+        w_t = network.weight_ids(target.take(rows))
+        n = len(rows)
+        eps, stars = w_b[:n, un_b].tolist(), w_b[n:, sh_b].tolist()
+        ieps, shs = w_t[:, un_t].tolist(), w_t[:, sh_t].tolist()
+        for k, row in enumerate(rows.tolist()):
+            result.discards.append(
+                Discard(dst, row, step, t, (src, dst), shared_pairs, tuple(eps[k]), tuple(stars[k]), tuple(ieps[k]), tuple(shs[k]))
+            )
 
     for t, (chain, q) in enumerate(zip(chains, q_sets), start=1):
         sequence = chain + [p0]
