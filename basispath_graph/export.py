@@ -87,7 +87,7 @@ def summary(result: SolveResult) -> dict:
     if result.deah is not None:
         s1, s3 = result.deah.step1, result.deah.step3
         doc.update(
-            substructure_paths=len(s1.paths),
+            substructure_paths=s1.total,
             R=s1.rank,
             chains=len(s3.chains),
             sdvchain_calls=s3.calls,

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.engine import run_deah
+from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.network import Network, paths_to_json
 from basispath_graph.skeleton import skeleton_basis
 from basispath_graph.solve import solve
@@ -87,7 +88,7 @@ def test_fig1b_step1_matches_the_paper():
     # Fig. 1(b): p_1 = (0,1,2,3,4) subdivides p_2, p_3, p_4; U sizes 0, 1, 1, 3; R = 6 - 3.
     deah = run_deah(load_example("fig1b"))
     s1 = deah.step1
-    by_layers = {p.layers: p for p in s1.paths}
+    by_layers = {p.layers: p for p in s1.paths.values()}
     assert {k: v.u_size for k, v in by_layers.items()} == {
         (0, 1, 2, 3, 4): 0,
         (0, 1, 2, 4): 1,
@@ -188,3 +189,24 @@ def test_raw_deah_union_is_never_silently_reported_as_certified():
         paths = paths_to_json(r.basis)
         independent = sparse_rank(edge_vectors(net, paths)) == len(paths)
         assert r.certified == (independent and len(paths) == net.m - net.H)
+
+
+@given(st.integers(2, 9), st.lists(st.booleans(), min_size=45, max_size=45))
+@settings(max_examples=150, deadline=None)
+def test_lazy_step1_selects_exactly_what_listing_all_of_ps_selects(L, coins):
+    candidates = [(a, b) for a in range(L + 1) for b in range(a + 2, L + 1)]
+    net = Network.build([1] * (L + 1), [p for p, c in zip(candidates, coins) if c])
+    listed, lazy = run_step1(net), run_step1(net, max_paths=0)
+    assert listed.listed and lazy.total == listed.total
+    assert lazy.selected == listed.selected
+    assert lazy.order == listed.order[: len(lazy.order)]
+    assert [e.action for e in lazy.events] == [e.action for e in listed.events][: len(lazy.events)]
+
+
+def test_step1_on_deep_32x16_never_lists_ps():
+    # All 528 layer pairs of 33 layers: |P^S| = 2^31. Only a few hundred paths are examined.
+    net = Network.build([16] * 33, [(a, b) for a in range(33) for b in range(a + 2, 33)])
+    s1 = run_step1(net)
+    assert s1.total == 2**31 and not s1.listed
+    assert len(s1.selected) == s1.rank == 528 - 31
+    assert len(s1.paths) < 1000

@@ -60,7 +60,7 @@ def column_from_result(label: str, result) -> Column:
     if result.deah is not None:
         s1, s3 = result.deah.step1, result.deah.step3
         values.update(
-            substructure_paths=len(s1.paths),
+            substructure_paths=s1.total,
             R=len(s1.selected),
             chains=len(s3.chains),
             chain_discards=sum(d.step == "chain" for d in s3.discards),

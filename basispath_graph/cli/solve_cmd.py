@@ -75,7 +75,7 @@ def solve_command(
         None, "--max-weights", min=1, help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
     ),
     max_substructures: int = typer.Option(
-        DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: refuse when G^S has more paths."
+        DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."
     ),
 ) -> None:
     """Find a basis path set, certify it exactly, and report DEAH's discards and repairs.
@@ -100,7 +100,7 @@ def solve_command(
                 network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage
             )
     except TooManySubstructures as exc:
-        raise fail(f"{spec}: {exc}; use --engine skeleton or raise --max-substructures") from None
+        raise fail(f"{spec}: {exc}; use --engine skeleton") from None
     if export is not None:
         try:
             _write_atomically(export, export_document(result))

@@ -56,7 +56,7 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
-    max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: refuse when G^S has more paths."),
+    max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."),
 ) -> None:
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
 
@@ -83,7 +83,7 @@ def run_command(
                     s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures
                 )
         except TooManySubstructures as exc:
-            raise fail(f"{spec}: {exc}; use --engine skeleton or raise --max-substructures") from None
+            raise fail(f"{spec}: {exc}; use --engine skeleton") from None
         except StoreError as exc:
             raise store_failure(exc) from None
     r = outcome.result

@@ -12,6 +12,7 @@ docs/deah-interpretation.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import heapq
 from math import prod
 
 from ..network import Network
@@ -19,7 +20,8 @@ from .exact_span import ExactSpan
 
 __all__ = ["SubstructurePath", "Step1Result", "run_step1", "substructure_path_count", "TooManySubstructures"]
 
-DEFAULT_MAX_SUBSTRUCTURE_PATHS = 1 << 16
+DEFAULT_MAX_SUBSTRUCTURE_PATHS = 1 << 16  # list all of P^S up to this size
+DEFAULT_MAX_CANDIDATES = 5_000_000  # lazy generation gives up after examining this many
 
 
 class TooManySubstructures(ValueError):
@@ -72,20 +74,26 @@ class SelectionEvent:
 @dataclass
 class Step1Result:
     network: Network
-    paths: list[SubstructurePath]  # all of P^S, by idx
-    order: list[int]  # r_0 = p_0, then r_1, r_2, ... by |U_r| descending
+    paths: dict[int, SubstructurePath]  # by idx: all of P^S when it was listed, else the paths examined
+    order: list[int]  # r_0 = p_0, then r_1, r_2, ... by |U_r| descending (as far as examined)
     rank: int  # R = Rank({alpha_r})
     selected: list[int]  # P_ind^S in selection order, p_0 first
     events: list[SelectionEvent] = field(default_factory=list)
+    total: int = 0  # |P^S|, counted
+
+    @property
+    def listed(self) -> bool:
+        """Was all of P^S materialised (small networks), or only the examined prefix?"""
+        return len(self.paths) == self.total
 
     @property
     def p0(self) -> int:
         return self.order[0]
 
     def u_members(self, idx: int) -> list[int]:
-        """U_r as a list of idx (materialised on demand; O(|P^S|))."""
+        """U_r (idx list) among the known paths: all of U_r when ``listed``; O(|known paths|)."""
         me = self.paths[idx]
-        return [p.idx for p in self.paths if p.subdivides(me)]
+        return [p.idx for p in self.paths.values() if p.subdivides(me)]
 
 
 def _path_counts(network: Network) -> list[list[int]]:
@@ -119,6 +127,52 @@ def _enumerate(network: Network) -> list[tuple[int, ...]]:
     return out
 
 
+def _lexicographic_rank(network: Network, count, layers) -> int:
+    """Position of a path in the lexicographic (depth-first) order of P^S, by counting."""
+    L, nxt = network.L, network.successors
+    rank = 0
+    for x, y in zip(layers, layers[1:]):
+        rank += sum(count[z][L] for z in nxt[x] if z < y)
+    return rank
+
+
+def _descending_u(network: Network, count, seen: dict, max_candidates: int):
+    """P^S minus p_0 in the order (-|U_r|, layers), generated lazily by best-first search.
+
+    |U_r| + 1 is the product over the hops (a, b) of #paths a -> b. A partial path's priority is
+    its product so far times the best product any completion can add (``best``), which is exact,
+    so complete paths leave the heap in non-increasing |U_r|; ties leave in lexicographic order
+    because a prefix sorts before everything that extends it. Paths generated are recorded in
+    ``seen``. Memory grows with the paths examined, not with |P^S|.
+    """
+    L, nxt = network.L, network.successors
+    best = [0] * (L + 1)
+    best[L] = 1
+    for x in range(L - 1, -1, -1):
+        best[x] = max(count[x][y] * best[y] for y in nxt[x])
+    full = tuple(range(L + 1))
+    heap = [(-best[0], (0,), 1)]
+    produced = 0
+    while heap:
+        neg_bound, layers, product = heapq.heappop(heap)
+        x = layers[-1]
+        if x == L:
+            if layers == full:
+                continue  # p_0 is handled by the caller
+            produced += 1
+            if produced > max_candidates:
+                raise TooManySubstructures(
+                    f"Step 1 examined {max_candidates} substructure paths without reaching R"
+                )
+            idx = _lexicographic_rank(network, count, layers)
+            path = seen[idx] = SubstructurePath(idx, layers, product - 1)
+            yield path
+            continue
+        for y in nxt[x]:
+            p = product * count[x][y]
+            heapq.heappush(heap, (-p * best[y], layers + (y,), p))
+
+
 def _mutual_edge_subdivision(p: SubstructurePath, q: SubstructurePath) -> bool:
     """p subdivides an edge of q and q subdivides an edge of p (Case 2, Fig. 3(a)).
 
@@ -141,16 +195,22 @@ def _common_subdivided_path_exists(network: Network, layers: set[int]) -> bool:
     return network.L in reach
 
 
-def run_step1(network: Network, max_paths: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS) -> Step1Result:
+def run_step1(
+    network: Network,
+    max_paths: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+) -> Step1Result:
     """DEAH Step 1: P^S, |U_r|, R, and the independent selection P_ind^S with the Case-2 rule.
 
-    Running time O(|P^S| * (L + R * L)) with exact rational rank updates; |U_r| comes from
-    path counting (|U_r| = prod over hops (a, b) of #paths a->b, minus 1), not from pairwise
-    comparison.
+    |U_r| comes from path counting (|U_r| = prod over hops (a, b) of #paths a->b, minus 1), not
+    from pairwise comparison. When |P^S| <= max_paths all of P^S is listed (and later stored);
+    otherwise the paths are generated lazily in the selection order, best-first, and only until
+    R are selected: O(K * L * log) for the K paths examined, never all of P^S (notes section 5).
+    The selection is the same either way.
 
     Raises
     ------
-    TooManySubstructures when |P^S| > max_paths.
+    TooManySubstructures when more than ``max_candidates`` paths are examined without reaching R.
 
     Examples
     --------
@@ -158,21 +218,21 @@ def run_step1(network: Network, max_paths: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS)
     >>> [r.paths[i].layers for i in r.selected]
     [(0, 1, 2, 3, 4), (0, 2, 4), (0, 1, 2, 4)]
     """
-    total = substructure_path_count(network)
-    if total > max_paths:
-        raise TooManySubstructures(
-            f"network has {total} substructure paths in G^S, over the limit of {max_paths} for the deah engine"
-        )
     count = _path_counts(network)
-    paths = []
-    for idx, layers in enumerate(_enumerate(network)):
-        u_size = prod(count[a][b] for a, b in zip(layers, layers[1:])) - 1
-        paths.append(SubstructurePath(idx, layers, u_size))
+    total = count[0][network.L]
     full = tuple(range(network.L + 1))
-    p0 = next(p.idx for p in paths if p.layers == full)
-    rest = sorted((p for p in paths if p.idx != p0), key=lambda p: (-p.u_size, p.layers))
-    order = [p0] + [p.idx for p in rest]
-
+    if total <= max_paths:
+        paths = {}
+        for idx, layers in enumerate(_enumerate(network)):
+            paths[idx] = SubstructurePath(idx, layers, prod(count[a][b] for a, b in zip(layers, layers[1:])) - 1)
+        ranked = iter(sorted((p for p in paths.values() if p.layers != full), key=lambda p: (-p.u_size, p.layers)))
+    else:
+        # Too many to list (up to 2^(L-1)): generate them lazily in the same order instead.
+        paths = {}
+        ranked = _descending_u(network, count, paths, max_candidates)
+    p0 = _lexicographic_rank(network, count, full)
+    paths[p0] = SubstructurePath(p0, full, 0)
+    order = [p0]
     edge_col = {pair: k for k, pair in enumerate(network.pairs)}
     rank_all = len(network.pairs) - (network.L - 1)  # m - H of G^S (all widths 1)
 
@@ -180,18 +240,20 @@ def run_step1(network: Network, max_paths: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS)
     span.add([edge_col[e] for e in paths[p0].edges])
     selected, events = [p0], [SelectionEvent(p0, "selected", "underlying path p_0")]
     passed_over: list[int] = []
-    for i in range(1, len(order)):
+    prev = paths[p0]
+    for cur in ranked:
         if len(selected) >= rank_all:
             break
-        cur, prev = paths[order[i]], paths[order[i - 1]]
+        order.append(cur.idx)
+        prev, previous = cur, prev  # r_{i-1}: the previous path in the order, selected or not
         support = [edge_col[e] for e in cur.edges]
         if not span.raises_rank(support):
             events.append(SelectionEvent(cur.idx, "dependent"))
             continue
-        if cur.u_size == prev.u_size and _mutual_edge_subdivision(prev, cur) and _common_subdivided_path_exists(
-            network, set(prev.layers) & set(cur.layers)
+        if cur.u_size == previous.u_size and _mutual_edge_subdivision(previous, cur) and _common_subdivided_path_exists(
+            network, set(previous.layers) & set(cur.layers)
         ):
-            events.append(SelectionEvent(cur.idx, "case2-skip", f"ties with {prev.layers}"))
+            events.append(SelectionEvent(cur.idx, "case2-skip", f"ties with {previous.layers}"))
             passed_over.append(cur.idx)
             continue
         span.add(support)
@@ -206,4 +268,4 @@ def run_step1(network: Network, max_paths: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS)
             selected.append(idx)
             events.append(SelectionEvent(idx, "selected-fallback", "needed to reach R after a Case-2 skip"))
     assert span.rank == rank_all, "P^S spans R dimensions, so the selection always completes"
-    return Step1Result(network, paths, order, rank_all, selected, events)
+    return Step1Result(network, paths, order, rank_all, selected, events, total)

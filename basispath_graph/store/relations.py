@@ -26,7 +26,7 @@ def substructure_rows(run_id: str, step1: Step1Result) -> dict[str, list]:
     """
     L = step1.network.L
     position = {idx: k for k, idx in enumerate(step1.selected)}
-    paths = step1.paths
+    paths = list(step1.paths.values())
     return {
         "uid": [f"{run_id}:s{p.idx}" for p in paths],
         "run": [run_id] * len(paths),
