@@ -59,6 +59,38 @@ class Store:
         self.close()
 
 
+class Ragged:
+    """A list column without per-row Python lists: row i is ``values[offsets[i]:offsets[i+1]]``."""
+
+    def __init__(self, values, offsets):
+        import numpy as np
+
+        self.values = np.asarray(values, dtype=np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+
+    @classmethod
+    def from_rows(cls, arrays) -> "Ragged":
+        """Stack 2-D arrays of possibly different widths (one list per row)."""
+        import numpy as np
+
+        arrays = [np.asarray(a, dtype=np.int64) for a in arrays]
+        lengths = np.concatenate([np.full(len(a), a.shape[1], dtype=np.int64) for a in arrays]) if arrays else np.zeros(0, np.int64)
+        values = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, np.int64)
+        return cls(values, np.concatenate([[0], np.cumsum(lengths)]))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def tolist(self) -> list[list[int]]:
+        v, o = self.values.tolist(), self.offsets.tolist()
+        return [v[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+
+def python_columns(columns: dict) -> dict[str, list]:
+    """Bulk columns as plain lists (numpy arrays and Ragged: one value or list per row)."""
+    return {k: (v.tolist() if hasattr(v, "tolist") else list(v)) for k, v in columns.items()}
+
+
 def resolve_store_uri(uri: str | None) -> str:
     """--store, else $BASISPATH_STORE, else ./basispath-store."""
     return uri or os.environ.get("BASISPATH_STORE") or DEFAULT_STORE

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .base import Store, StoreError, StoreLocked, WriteRefused
+from .base import Ragged, Store, StoreError, StoreLocked, WriteRefused, python_columns
 from .library import QueryLibrary
 
 __all__ = ["LadybugStore", "DB_FILE"]
@@ -26,6 +26,20 @@ def _used_params(statement: str, params: dict) -> dict:
     """LadybugDB refuses parameters a statement does not use; pass only the used ones."""
     names = set(_PARAM.findall(statement))
     return {k: v for k, v in params.items() if k in names}
+
+
+def _arrow_table(columns: dict):
+    """Columns as an Arrow table for COPY: numpy columns go in without Python objects."""
+    import numpy as np
+    import pyarrow as pa
+
+    out = {}
+    for key, col in columns.items():
+        if isinstance(col, Ragged):
+            out[key] = pa.ListArray.from_arrays(pa.array(col.offsets.astype(np.int32)), pa.array(col.values))
+        else:
+            out[key] = pa.array(col)
+    return pa.table(out)
 
 
 class LadybugStore(Store):
@@ -90,12 +104,11 @@ class LadybugStore(Store):
             return
         statements = self.lib.statements(name, shared_only=n < COPY_THRESHOLD)
         if statements[0].upper().startswith("COPY"):
-            import pandas as pd
-
-            self._execute(statements[0], {"rows": pd.DataFrame(columns)})
+            self._execute(statements[0], {"rows": _arrow_table(columns)})
             if progress:
                 progress(n)
             return
+        columns = python_columns(columns)
         keys = list(columns)
         for start in range(0, n, UNWIND_BATCH):
             rows = [dict(zip(keys, vals)) for vals in zip(*(columns[k][start : start + UNWIND_BATCH] for k in keys))]

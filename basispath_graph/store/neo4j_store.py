@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from .base import Store, StoreError, StoreUnavailable, WriteRefused
+from .base import Store, StoreError, StoreUnavailable, WriteRefused, python_columns
 from .library import QueryLibrary
 
 __all__ = ["Neo4jStore", "neo4j_credentials"]
@@ -111,6 +111,7 @@ class Neo4jStore(Store):
         return [dict(zip(keys, r)) for r in rows]
 
     def bulk(self, name: str, columns: dict[str, list], progress=None) -> None:
+        columns = python_columns(columns)
         keys = list(columns)
         n = len(columns[keys[0]]) if keys else 0
         statements = self.lib.statements(name)

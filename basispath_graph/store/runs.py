@@ -14,14 +14,15 @@ import os
 import secrets
 import signal
 import time
+
+import numpy as np
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..deah.step3_sdvchain import Discard
-from ..network import Network
+from ..network import Network, PathBlock, blocks_from_json
 from ..solve import SolveResult, solve
-from ..verify import format_path
-from .base import Store, StoreError
+from .base import Ragged, Store, StoreError
 from .relations import StoreRelations, edge_code
 
 __all__ = ["network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs"]
@@ -78,18 +79,26 @@ def _neuron_offsets(network: Network) -> list[int]:
     return out
 
 
-def _path_rows(run_id, network, paths, start_id, kept):
-    """Columns for ``insert_basis_paths``; ``paths`` = list of (layers, indices)."""
-    offs = _neuron_offsets(network)
-    ids = list(range(start_id, start_id + len(paths)))
+def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bool) -> dict:
+    """Columns for ``insert_basis_paths`` of all paths of ``blocks`` (ids start_id, ...).
+
+    List columns are ``Ragged`` (numpy values + offsets) so that millions of paths never become
+    Python lists on the way to a COPY.
+    """
+    offs = np.array(_neuron_offsets(network), dtype=np.int64)
+    n = sum(len(b) for b in blocks)
+    text: list[str] = []
+    for block in blocks:
+        template = ",".join(f"{l}:%d" for l in block.layers)  # the form of verify.format_path
+        text.extend(template % tuple(row) for row in block.nodes.tolist())
     return {
-        "uid": [f"{run_id}:{i}" for i in ids],
-        "run": [run_id] * len(paths),
-        "id": ids,
-        "nodes": [[offs[l] + int(i) for l, i in zip(ls, idx)] for ls, idx in paths],
-        "layers": [list(ls) for ls, _ in paths],
-        "text": [format_path(ls, idx) for ls, idx in paths],
-        "kept": [kept] * len(paths),
+        "uid": [f"{run_id}:{i}" for i in range(start_id, start_id + n)],
+        "run": [run_id] * n,
+        "id": np.arange(start_id, start_id + n, dtype=np.int64),
+        "nodes": Ragged.from_rows([b.nodes + offs[list(b.layers)] for b in blocks]),
+        "layers": Ragged.from_rows([np.broadcast_to(np.array(b.layers), (len(b), len(b.layers))) for b in blocks]),
+        "text": text,
+        "kept": np.full(n, kept),
     }
 
 
@@ -160,28 +169,43 @@ def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -
         bulk("insert_chains", _columns(links))
 
     stage("basis paths")
-    basis = [(b.layers, tuple(row)) for b in result.basis for row in b.nodes.tolist()]
-    subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
-    discarded = [(d.layers, d.indices) for d in result.discarded]
-    bulk("insert_basis_paths", _path_rows(run_id, net, basis, 0, True))
-    bulk("insert_basis_paths", _path_rows(run_id, net, discarded, len(basis), False))
-    n = len(basis)
-    bulk("link_kept", {"from": [run_id] * n, "to": [f"{run_id}:{i}" for i in range(n)]})
-    bulk("link_discarded", {"from": [run_id] * len(discarded), "to": [f"{run_id}:{n + k}" for k in range(len(discarded))]})
+    discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
+    kept_columns = _path_columns(run_id, net, result.basis, 0, True)
+    kept_uids = kept_columns["uid"]
+    n = len(kept_uids)
+    bulk("insert_basis_paths", kept_columns)
+    discarded_columns = _path_columns(run_id, net, discarded_blocks, n, False)
+    discarded_uids = discarded_columns["uid"]
+    bulk("insert_basis_paths", discarded_columns)
+    bulk("link_kept", {"from": [run_id] * n, "to": kept_uids})
+    bulk("link_discarded", {"from": [run_id] * len(discarded_uids), "to": discarded_uids})
     if deah is not None:
-        origin = [(f"{run_id}:{i}", f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
-        origin += [(f"{run_id}:{n + k}", f"{run_id}:s{d.substructure}") for k, d in enumerate(result.discarded) if d.substructure is not None]
+        subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
+        origin = [(kept_uids[i], f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
+        origin += [
+            (discarded_uids[k], f"{run_id}:s{d.substructure}")
+            for k, d in enumerate(result.discarded)
+            if d.substructure is not None
+        ]
         bulk("link_from_substructure", {"from": [a for a, _ in origin], "to": [b for _, b in origin]})
 
         stage("discards")
-        index_of = {p: i for i, p in enumerate(basis)}
+        readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
+        # Only re-admitted paths need their basis id looked up (rare: repairs only).
+        index_of = {}
+        if readmitted:
+            i = 0
+            for block in result.basis:
+                for row in block.nodes.tolist():
+                    if (block.layers, tuple(row)) in readmitted:
+                        index_of[(block.layers, tuple(row))] = i
+                    i += 1
         records, reasons, certs = [], [], []
         for k, d in enumerate(result.discarded):
             records.append(_discard_row(run_id, len(records), net, d.reason))
             reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
             certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
         # Paths SDVChain discarded that the repair re-admitted keep both records.
-        readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
         for disc in deah.step3.discards:
             block = deah.bases[disc.substructure]
             key = (block.layers, tuple(block.nodes[disc.row].tolist()))
