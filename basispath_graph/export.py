@@ -26,8 +26,8 @@ def reason_document(result: SolveResult, d: DiscardedPath) -> dict:
         return {
             "step": r.step,
             "chain": r.chain,
-            "pair": [list(paths[r.pair[0]].layers), list(paths[r.pair[1]].layers)],
-            "shared_layer_pairs": [list(p) for p in r.shared_pairs],
+            "pair": {"from": list(paths[r.pair[0]].layers), "to": list(paths[r.pair[1]].layers)},
+            "shared_layers": [list(p) for p in r.shared_pairs],
             "ep": weight_endpoints(net, r.ep),
             "ucp_star": weight_endpoints(net, r.ucp_star),
             "iep": weight_endpoints(net, r.iep),

@@ -25,7 +25,7 @@ Biases are ignored: basis paths are over weights only. A Linear module called tw
 weights) is refused. Anything else -- convolutions, a residual sum ``x + f(x)``, batch norm,
 reshapes, other activations -- is refused by name: ``unsupported operation <op> in <source>``.
 
-PyTorch is an optional dependency (``pip install 'basispath-graph[torch]'``); it is imported
+PyTorch is an optional dependency (``pip install torch``; extra ``[torch]``); it is imported
 only when a model is read, and its absence raises :class:`TorchMissing`.
 """
 
@@ -99,7 +99,7 @@ def import_torch():
         import torch  # noqa: F401
         import torch.fx  # noqa: F401
     except Exception as exc:  # noqa: BLE001 - a broken install is as good as none
-        raise TorchMissing(f"PyTorch is not available ({_one_line(exc)}): pip install 'basispath-graph[torch]'") from None
+        raise TorchMissing(f"PyTorch is not available ({_one_line(exc)}): pip install torch (a CPU build is enough)") from None
     return torch
 
 

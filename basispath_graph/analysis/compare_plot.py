@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from pathlib import Path
+
+from ..fileio import write_atomic
 
 __all__ = ["plot_comparison"]
 
@@ -32,10 +33,12 @@ def plot_comparison(columns, path: Path) -> None:
     chain = [c.values.get("chain_discards", 0) for c in columns]
     head = [c.values.get("head_discards", 0) for c in columns]
     repairs = [c.values.get("repairs", 0) or 0 for c in columns]
-    ax.bar(x, chain, label="SDVChain in chains", color="#55a868")
-    ax.bar(x, head, bottom=chain, label="SDVChain chain heads", color="#c44e52")
-    ax.bar(x, repairs, bottom=[a + b for a, b in zip(chain, head)], label="repairs", color="#8172b2")
-    ax.set_title("discards per step and repairs")
+    left = [i - 0.2 for i in x]
+    right = [i + 0.2 for i in x]
+    ax.bar(left, chain, width=0.4, label="SDVChain discards in chains", color="#55a868")
+    ax.bar(left, head, width=0.4, bottom=chain, label="SDVChain discards by chain heads", color="#c44e52")
+    ax.bar(right, repairs, width=0.4, label="repairs (drops + re-admissions)", color="#8172b2")
+    ax.set_title("SDVChain discards per step (left) and repairs (right)")
     ax.legend(fontsize=8)
 
     ax = axes[1][0]
@@ -58,12 +61,9 @@ def plot_comparison(columns, path: Path) -> None:
         for a in row:
             a.set_xticks(list(x))
             a.set_xticklabels(labels, rotation=20, ha="right", fontsize=9)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=directory)
-    os.close(fd)
+    buffer = io.BytesIO()
     try:
-        fig.savefig(tmp, dpi=110, format="png")
-        os.replace(tmp, path)
+        fig.savefig(buffer, dpi=110, format="png")
     finally:
         plt.close(fig)
-        Path(tmp).unlink(missing_ok=True)
+    write_atomic(path, buffer.getvalue())

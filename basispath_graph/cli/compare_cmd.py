@@ -33,8 +33,12 @@ def compare_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the columns as JSON."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the comparison to this PNG file."),
+    fresh: bool = typer.Option(False, "--fresh", help="Solve specs now even when the store has a complete run of them."),
 ) -> None:
     """Compare networks or runs side by side: m, H, |B|, |B|/m, R, chains, discards, repairs, times.
+
+    A spec with a complete stored run (same structure, engine and seed) is read from the store
+    (its column says "run ID", and its times include the store's work); --fresh solves it now.
 
     Example:
 
@@ -57,7 +61,7 @@ def compare_command(
         for item in items:
             if item in specs:
                 for e in engine:
-                    columns.append(column_for_spec(opened, Path(item), specs[item], e, seed))
+                    columns.append(column_for_spec(None if fresh else opened, Path(item), specs[item], e, seed))
             else:
                 col = column_from_run(opened, item)
                 if col is None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -13,23 +11,10 @@ from rich.console import Console
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..export import export_document, summary
+from ..fileio import write_atomic
 from ..solve import ENGINES, solve
 from .common import EXIT_NOT_CERTIFIED, fail, read_network
 from .progress import StageProgress
-
-
-def _write_atomically(path: Path, doc: dict) -> None:
-    """Write JSON next to the target and rename, so a failed run never leaves half a file."""
-    path = path.expanduser()
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".basispath-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _print_report(console: Console, s: dict) -> None:
@@ -103,7 +88,7 @@ def solve_command(
         raise fail(f"{spec}: {exc}; use --engine skeleton") from None
     if export is not None:
         try:
-            _write_atomically(export, export_document(result))
+            write_atomic(export, json.dumps(export_document(result)))
         except OSError as exc:
             raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
     s = summary(result)

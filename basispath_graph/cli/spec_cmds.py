@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from ..fileio import write_atomic
 from ..presets import FAMILIES, PresetError, preset_spec, weight_count
 from ..spec import MAX_WEIGHTS_ENV, SpecError, parse_spec, resolve_max_weights
 from .common import fail
 
-TORCH_MISSING = "'spec from-torch' needs PyTorch: pip install 'basispath-graph[torch]'"
+TORCH_MISSING = "'spec from-torch' needs PyTorch in this environment: pip install torch (a CPU build is enough)"
 
 spec_app = typer.Typer(
     name="spec",
@@ -43,17 +42,8 @@ def _write(output: Optional[Path], text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    path = output.expanduser()
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".basispath-", suffix=".json", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(output, text)
     except OSError as exc:
         raise fail(f"cannot write spec file {output}: {exc.strerror or exc}") from None
 
