@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,29 +10,11 @@ import pytest
 from basispath_graph.analysis.why import explain
 from basispath_graph.store import open_store
 
+from .certificates import sums_to
+from .cli_runner import cli
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-
-
-def cli(*args, check=None):
-    env = {k: v for k, v in os.environ.items() if k != "BASISPATH_STORE"}
-    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args], capture_output=True, text=True, env=env)
-    if check is not None:
-        assert r.returncode == check, (r.returncode, r.stdout, r.stderr)
-    return r
-
-
-def weights(path):
-    """Independent of the product: a path as the multiset of its (layer, index, layer, index) hops."""
-    return Counter((a[0], a[1], b[0], b[1]) for a, b in zip(path, path[1:]))
-
-
-def sums_to(certificate, path) -> bool:
-    total = Counter()
-    for term in certificate:
-        for w, k in weights(term["path"]).items():
-            total[w] += term["coef"] * k
-    return {w: c for w, c in total.items() if c} == dict(weights(path))
 
 
 @pytest.fixture(scope="module")

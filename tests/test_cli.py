@@ -3,26 +3,28 @@
 Every run goes through ``python -m basispath_graph.cli.main`` (the console script's entry
 point) with its own working folder, so messages that name files are stable and exact.
 Interpreter start-up dominates the cost (~0.5 s a run), so runs that do not depend on each
-other are started together in batches (see :func:`run_many`) and the tests only check the
-collected results.
+other are started together in batches (see :func:`tests.cli_runner.run_many`) and the tests
+only check the collected results.
 
 Everything a basis is checked against is computed here, independently of the product:
-m and H from the spec, path validity, and weight vectors (edge multisets) for certificates.
+m and H from the spec, path validity, and weight vectors (edge multisets) for certificates
+(tests/certificates.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import yaml
+
+from .certificates import combination, weight_vector
+from .cli_runner import cli, cli_env, finish, run_many, show, start
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -35,61 +37,14 @@ needs_certify_tool = pytest.mark.skipif(
 )
 
 SENTINEL = b'{"sentinel": "a refused run must leave this file alone"}\n'
-MAX_PARALLEL = max(2, 2 * (os.cpu_count() or 1))
 
 
 # ---------------------------------------------------------------------------------------
-# Running the CLI
-
-
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    for key in ("BASISPATH_MAX_WEIGHTS", "BASISPATH_DEBUG"):
-        env.pop(key, None)
-    # A wide, colourless terminal: help text is not wrapped mid-word and has no escapes.
-    env.update(COLUMNS="200", NO_COLOR="1", TERM="dumb")
-    env.update(extra or {})
-    return env
-
-
-def _start(args, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "basispath_graph.cli.main", *map(str, args)],
-        cwd=cwd,
-        env=_env(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"{proc.args} timed out\nstdout: {out}\nstderr: {err}")
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def run_many(jobs) -> list[subprocess.CompletedProcess]:
-    """Run ``(args, cwd, env)`` jobs a few at a time in parallel; results in job order."""
-    jobs = list(jobs)
-    results: list[subprocess.CompletedProcess] = []
-    for start in range(0, len(jobs), MAX_PARALLEL):
-        procs = [_start(*job) for job in jobs[start : start + MAX_PARALLEL]]
-        results.extend(_finish(p) for p in procs)
-    return results
+# Running the CLI (see cli_runner: run_many takes ``(args, cwd, extra env)`` jobs)
 
 
 def basispath(*args, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return _finish(_start(args, cwd, env))
-
-
-def show(res: subprocess.CompletedProcess) -> str:
-    return f"args: {res.args}\nexit: {res.returncode}\nstdout: {res.stdout!r}\nstderr: {res.stderr!r}"
+    return finish(start(args, cwd, env))
 
 
 def assert_refused(res: subprocess.CompletedProcess, message: str, prefix: bool = False) -> None:
@@ -138,19 +93,6 @@ def assert_valid_path(spec: dict, path) -> None:
     assert path[0][0] == 0 and path[-1][0] == len(w) - 1, path
     for (la, _), (lb, _) in zip(path, path[1:]):
         assert (la, lb) in pairs, path
-
-
-def weight_vector(path) -> Counter:
-    """The path's weights (edges between consecutive visited neurons), each with coefficient 1."""
-    return Counter((tuple(a), tuple(b)) for a, b in zip(path, path[1:]))
-
-
-def combination(certificate) -> dict:
-    total: Counter = Counter()
-    for term in certificate:
-        for edge, n in weight_vector(term["path"]).items():
-            total[edge] += term["coef"] * n
-    return {e: c for e, c in total.items() if c != 0}
 
 
 def load_example(name: str) -> dict:
@@ -467,10 +409,9 @@ REFUSALS = [
         env={"BASISPATH_MAX_WEIGHTS": "1000"},
     ),
     refusal(
-        "max-substructures",
-        ["solve", "net.json", "--max-substructures", "3", "--export", "out.json"],
-        "net.json: network has 4 substructure paths in G^S, over the limit of 3 for the deah engine; "
-        "use --engine skeleton or raise --max-substructures",
+        "max-substructures-zero",
+        ["solve", "net.json", "--max-substructures", "0", "--export", "out.json"],
+        "Invalid value for '--max-substructures': Input should be greater than or equal to 1",
     ),
     # Options and arguments.
     refusal(
@@ -659,7 +600,17 @@ def test_console_script_entry_point(tmp_path):
         pytest.skip(f"no console script at {script} (package not installed in this interpreter's environment)")
     res = subprocess.run(
         [str(script), "solve", str(EXAMPLES / "fig1b.json"), "--json"],
-        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120,
     )
     assert res.returncode == 0, show(res)
     assert json.loads(res.stdout)["basis_size"] == 25
+
+
+def test_lazy_substructures_give_the_same_export(tmp_path):
+    # --max-substructures below |P^S| switches Step 1 to lazy generation: same basis, same discards.
+    spec = EXAMPLES / "densenet-style.json"
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    cli("solve", str(spec), "--export", str(a), "-q", check=0)
+    cli("solve", str(spec), "--export", str(b), "-q", "--max-substructures", "1", check=0)
+    da, db = json.loads(a.read_text()), json.loads(b.read_text())
+    assert (da["basis"], da["discarded"], da["repairs"]) == (db["basis"], db["discarded"], db["repairs"])

@@ -8,12 +8,11 @@ missing credentials, dialect lint) are tested in test_store.py and test_cypher_l
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from .cli_runner import cli as run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -41,8 +40,7 @@ def neo4j_uri():
 
 
 def cli(uri, user, password, *args, check=0):
-    env = {**os.environ, "NEO4J_USER": user, "NEO4J_PASSWORD": password}
-    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args, "--store", uri], capture_output=True, text=True, env=env)
+    r = run_cli(*args, "--store", uri, env={"NEO4J_USER": user, "NEO4J_PASSWORD": password})
     assert r.returncode == check, (r.stdout, r.stderr)
     assert password not in r.stdout + r.stderr
     return r

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import doctest
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +16,8 @@ from basispath_graph.network import Network
 from basispath_graph.presets import FAMILIES, PresetError, preset_network, preset_spec, weight_count
 from basispath_graph.solve import solve
 from basispath_graph.spec import load_spec
+
+from .cli_runner import run_in_process, run_many, show
 
 FAMILY_NAMES = ("mlp", "resnet", "densenet", "unet", "stride")
 
@@ -153,52 +151,6 @@ def test_small_presets_are_certified_by_both_engines(family):
 # Command line
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    for key in ("BASISPATH_MAX_WEIGHTS", "BASISPATH_DEBUG"):
-        env.pop(key, None)
-    env.update(COLUMNS="200", NO_COLOR="1", TERM="dumb")
-    return env
-
-
-def run_many(arg_lists, cwd: Path) -> list[subprocess.CompletedProcess]:
-    """Run the CLI once per argument list, all at the same time; results in order."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "basispath_graph.cli.main", *map(str, args)],
-            cwd=cwd, env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        for args in arg_lists
-    ]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=120)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
-
-
-def run_in_process(args, cwd: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
-    """Run the CLI's real entry point (``main()``) in this process: much faster than a
-    subprocess for checking messages and exit codes."""
-    from basispath_graph.cli import main as cli_main
-
-    for key in ("BASISPATH_MAX_WEIGHTS", "BASISPATH_DEBUG"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in (("COLUMNS", "200"), ("NO_COLOR", "1"), ("TERM", "dumb")):
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr(sys, "argv", ["basispath", *map(str, args)])
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as info:
-        cli_main.main()
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, info.value.code, captured.out, captured.err)
-
-
-def show(res) -> str:
-    return f"args: {res.args}\nexit: {res.returncode}\nstdout: {res.stdout!r}\nstderr: {res.stderr!r}"
-
-
 def test_cli_presets_list(tmp_path, monkeypatch, capsys):
     res = run_in_process(["presets"], tmp_path, monkeypatch, capsys)
     assert res.returncode == 0, show(res)
@@ -216,7 +168,7 @@ def test_cli_spec_preset_round_trip_and_solve(tmp_path):
         "stride.json": ["stride", "--depth", "6", "--width", "2", "--stride", "3"],
     }
     (tmp_path / "stride.json").write_text("old content, overwritten\n")
-    runs = run_many([["spec", "preset", *args, "-o", name] for name, args in cases.items()], tmp_path)
+    runs = run_many((["spec", "preset", *args, "-o", name], tmp_path, None) for name, args in cases.items())
     for (name, args), res in zip(cases.items(), runs):
         assert res.returncode == 0, show(res)
         assert res.stdout == "", show(res)
@@ -236,7 +188,7 @@ def test_cli_spec_preset_round_trip_and_solve(tmp_path):
             f" m = {net.m}, H = {net.H} (written to {name})\n"
         ), show(res)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(cases)  # no temporary files left
-    solved = run_many([["solve", name] for name in cases], tmp_path)
+    solved = run_many((["solve", name], tmp_path, None) for name in cases)
     for res in solved:
         assert res.returncode == 0, show(res)
         assert "certified" in res.stdout, show(res)

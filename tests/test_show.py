@@ -8,10 +8,8 @@ matplotlib start-up dominate the cost).
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -23,43 +21,19 @@ from basispath_graph.show.model import RunInfo, ShowError, find_path, load_path_
 from basispath_graph.show.palette import colours
 from basispath_graph.store import open_store
 
+from .cli_runner import run_many
+
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "densenet-style.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("BASISPATH_DEBUG", None)
-    env.update(COLUMNS="200", NO_COLOR="1", TERM="dumb", MPLBACKEND="Agg")
-    return env
-
-
-def _start(args, cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "basispath_graph.cli.main", *map(str, args)],
-        cwd=cwd,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"{proc.args} timed out\nstderr: {err.decode(errors='replace')}")
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err.decode(errors="replace"))
-
-
 def run_all(jobs: dict[str, tuple[list, Path]]) -> dict[str, subprocess.CompletedProcess]:
-    """Start every job at once (the store is only read), then collect them by name."""
-    procs = {name: _start(args, cwd) for name, (args, cwd) in jobs.items()}
-    return {name: _finish(p) for name, p in procs.items()}
+    """Start the jobs together (the store is only read), then collect them by name.
+
+    stdout stays bytes (pictures); matplotlib draws off screen (Agg)."""
+    results = run_many(((args, cwd, {"MPLBACKEND": "Agg"}) for args, cwd in jobs.values()), text=False)
+    return dict(zip(jobs, results))
 
 
 def _run_id(result: subprocess.CompletedProcess) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,19 +19,11 @@ from basispath_graph.store import open_store
 from basispath_graph.store.relations import StoreRelations
 from basispath_graph.store.runs import execute_run
 
+from .cli_runner import cli
 from .strategies import networks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-
-
-def cli(*args, env=None, check=None):
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("BASISPATH_STORE", None)
-    r = subprocess.run([sys.executable, "-m", "basispath_graph.cli.main", *args], capture_output=True, text=True, env=full_env)
-    if check is not None:
-        assert r.returncode == check, (r.returncode, r.stdout, r.stderr)
-    return r
 
 
 @pytest.fixture(scope="module")
@@ -188,10 +179,7 @@ def test_reading_a_missing_store_is_a_clear_error(tmp_path):
 
 def test_store_env_variable_is_the_default(tmp_path):
     store = tmp_path / "from-env"
-    r = subprocess.run(
-        [sys.executable, "-m", "basispath_graph.cli.main", "ingest", str(EXAMPLES / "fig1b.json")],
-        capture_output=True, text=True, env={**os.environ, "BASISPATH_STORE": str(store)},
-    )
+    r = cli("ingest", str(EXAMPLES / "fig1b.json"), env={"BASISPATH_STORE": str(store)})
     assert r.returncode == 0, r.stderr
     assert (store / "graph.lbug").exists()
 
@@ -215,10 +203,7 @@ def test_unreachable_neo4j_gives_exit_3_and_never_prints_the_password(tmp_path):
 
 
 def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("NEO4J_USER", "NEO4J_PASSWORD")}
-    r = subprocess.run(
-        [sys.executable, "-m", "basispath_graph.cli.main", "runs", "--store", "bolt://127.0.0.1:1"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
-    )
+    env = {"NEO4J_USER": None, "NEO4J_PASSWORD": None}  # unset
+    r = cli("runs", "--store", "bolt://127.0.0.1:1", env=env, stdin=subprocess.DEVNULL)
     assert r.returncode == 3
     assert r.stderr == "error: Neo4j credentials missing: set NEO4J_USER and NEO4J_PASSWORD\n"

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +16,12 @@ import pytest
 from basispath_graph.solve import solve
 from basispath_graph.spec import load_spec
 
+from .cli_runner import run_in_process, run_many, show
+
 HERE = Path(__file__).resolve().parent
 MODELS = HERE / "torch_models.py"
-TORCH_MISSING = "error: 'spec from-torch' needs PyTorch: pip install 'basispath-graph[torch]'\n"
-SKIP_REASON = "PyTorch is not installed (pip install 'basispath-graph[torch]' to run the from-torch tests)"
+TORCH_MISSING = "error: 'spec from-torch' needs PyTorch in this environment: pip install torch (a CPU build is enough)\n"
+SKIP_REASON = "PyTorch is not installed (pip install torch, CPU build, to run the from-torch tests)"
 
 
 @pytest.fixture(scope="module")
@@ -40,35 +40,6 @@ def ti():
     return torch_import
 
 
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    for key in ("BASISPATH_MAX_WEIGHTS", "BASISPATH_DEBUG"):
-        env.pop(key, None)
-    env.update(COLUMNS="200", NO_COLOR="1", TERM="dumb")
-    env.update(extra or {})
-    return env
-
-
-def run_many(jobs, cwd: Path) -> list[subprocess.CompletedProcess]:
-    """Run the CLI once per (args, extra env) job, all at once; results in order."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "basispath_graph.cli.main", *map(str, args)],
-            cwd=cwd, env=_env(extra), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        for args, extra in jobs
-    ]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=120)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
-
-
-def show(res) -> str:
-    return f"args: {res.args}\nexit: {res.returncode}\nstdout: {res.stdout!r}\nstderr: {res.stderr!r}"
-
-
 # ---------------------------------------------------------------------------------------
 # Without PyTorch
 
@@ -78,7 +49,7 @@ def test_cli_says_how_to_install_torch_when_it_is_missing(tmp_path):
     (fake / "torch").mkdir(parents=True)
     (fake / "torch" / "__init__.py").write_text('raise ImportError("PyTorch is hidden by the test")\n')
     path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)
-    (res,) = run_many([(["spec", "from-torch", f"{MODELS}:mlp", "-o", "out.json"], {"PYTHONPATH": path})], tmp_path)
+    (res,) = run_many([(["spec", "from-torch", f"{MODELS}:mlp", "-o", "out.json"], tmp_path, {"PYTHONPATH": path})])
     assert res.returncode == 2, show(res)
     assert res.stderr == TORCH_MISSING, show(res)
     assert res.stdout == "", show(res)
@@ -159,26 +130,9 @@ def test_bad_targets(ti, tmp_path):
 # Command line
 
 
-def run_in_process(args, cwd: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
-    """Run the CLI's real entry point (``main()``) here: PyTorch is imported once, not per run."""
-    from basispath_graph.cli import main as cli_main
-
-    for key in ("BASISPATH_MAX_WEIGHTS", "BASISPATH_DEBUG"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in (("COLUMNS", "200"), ("NO_COLOR", "1"), ("TERM", "dumb")):
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr(sys, "argv", ["basispath", *map(str, args)])
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as info:
-        cli_main.main()
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, info.value.code, captured.out, captured.err)
-
-
 def test_cli_from_torch_subprocess(models, tmp_path):
     """The real console entry point end to end: write a spec, then solve it."""
-    (dense,) = run_many([(["spec", "from-torch", f"{MODELS}:densenet", "-o", "dense.json", "--name", "dense"], None)], tmp_path)
+    (dense,) = run_many([(["spec", "from-torch", f"{MODELS}:densenet", "-o", "dense.json", "--name", "dense"], tmp_path, None)])
     assert dense.returncode == 0, show(dense)
     assert dense.stdout == ""
     assert dense.stderr == (
@@ -189,7 +143,7 @@ def test_cli_from_torch_subprocess(models, tmp_path):
     assert load_spec(tmp_path / "dense.json").to_dict() == spec
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dense.json"]  # no temporary file left
 
-    (solved,) = run_many([(["solve", "dense.json"], None)], tmp_path)
+    (solved,) = run_many([(["solve", "dense.json"], tmp_path, None)])
     assert solved.returncode == 0, show(solved)
     assert "certified" in solved.stdout
 
