@@ -58,3 +58,10 @@ $(CYPHER_LINT_STAMP): $(CYPHER_LINT)/package-lock.json $(CYPHER_LINT)/package.js
 
 lint-cypher: $(CYPHER_LINT_STAMP)
 	node $(CYPHER_LINT)/lint.mjs --repo .
+
+.PHONY: bench
+
+# Benchmark suite (bench/README.md): each case in its own process with a timeout, < 20 minutes
+# on 2 cores; writes bench/results.md and bench/results.json. Quick check: bench/run.py --quick.
+bench: $(INSTALL_STAMP)
+	$(BIN)/python bench/run.py

@@ -1,0 +1,434 @@
+"""One benchmark case, run in its own process by bench/run.py (so a slow or memory-hungry case
+cannot take the suite down: the parent kills it at its timeout).
+
+Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR] [--store-engine deah]
+
+NAME is ``<family>-<depth>x<width>`` with family dense / deep (both DenseNet-style), resnet, mlp,
+unet (a preset of basispath_graph.presets). KIND is one of:
+
+skeleton      solve(engine="skeleton"): materialise time, basis paths / s, certification time
+deah          solve(engine="deah"): seconds per step, certified?, repairs
+step1         DEAH Step 1 alone (run_step1 with its defaults)
+certify       exact certification (verify.certify) of the skeleton basis, timed alone
+store         execute_run into a fresh embedded LadybugDB store in --store-dir (must not exist)
+baseline      greedy exact elimination (IncrementalBasis) over the union of the substructure
+              bases B_r (run_step1 + subroutine for every selected substructure)
+baseline-all  the same greedy elimination over ALL paths of the network (small networks only),
+              plus deah and skeleton timed in the same process for the ratio
+
+Output: JSON lines on stdout. ``{"event": "network", ...}`` first, then any number of
+``{"event": "stage" | "progress", ...}`` lines while working, and finally one
+``{"event": "result", "status": "ok" | "refused" | "error", ...}`` line. Peak memory is measured
+by the parent (wait4 rusage of this process); ``rss_start_mb`` here is ru_maxrss after the
+imports and the network build, before the measured work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import resource
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from basispath_graph.presets import preset_network
+
+FAMILIES = {"dense": "densenet", "deep": "densenet", "densenet": "densenet", "resnet": "resnet", "mlp": "mlp", "unet": "unet"}
+PROGRESS_EVERY_S = 1.0
+
+
+def emit(event: str, **data) -> None:
+    print(json.dumps({"event": event, **data}), flush=True)
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def parse_net(name: str):
+    try:
+        family, dims = name.rsplit("-", 1)
+        depth, width = (int(x) for x in dims.split("x"))
+        return preset_network(FAMILIES[family], depth, width)
+    except (KeyError, ValueError) as exc:
+        raise SystemExit(f"bad --net {name!r} ({exc}); expected e.g. dense-8x128, resnet-32x128, deep-32x16")
+
+
+WRITE_STAGES = ("subdivision sets", "basis paths", "discards")  # execute_run's first write stages
+
+
+class Stages:
+    """on_stage callback: one ``stage`` event per stage start, seconds since the clock started.
+
+    Also the store's progress protocol (execute_run): ``stage(name)`` and ``advance(rows)``; every
+    advance (one per bulk load or batch) emits a ``progress`` line with the bulk rows written since
+    the first write stage began, so a store run killed while persisting still reports a write rate.
+    """
+
+    def __init__(self):
+        self.t0 = time.perf_counter()
+        self.persist_t0 = None
+        self.rows = 0
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.persist_t0 is None and name in WRITE_STAGES:
+            self.persist_t0 = now
+        emit("stage", name=name, t=round(now - self.t0, 4))
+
+    def stage(self, name: str) -> None:
+        self(name)
+
+    def advance(self, rows: int) -> None:
+        self.rows += int(rows)
+        if self.persist_t0 is not None:
+            emit("progress", rows=self.rows, persist_s=round(time.perf_counter() - self.persist_t0, 4))
+
+
+def rounded(timings: dict) -> dict:
+    return {k: round(v, 4) for k, v in timings.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def case_skeleton(net) -> dict:
+    from basispath_graph.solve import solve
+
+    t0 = time.perf_counter()
+    r = solve(net, "skeleton", 0, on_stage=Stages())
+    total = time.perf_counter() - t0
+    eng = r.timings["engine"]
+    return {
+        "total_s": total,
+        "timings": rounded(r.timings),
+        "basis_size": r.basis_size(),
+        "paths_per_s": r.basis_size() / eng if eng > 0 else None,
+        "certified": r.certified,
+        "verdict": str(r.verdict),
+    }
+
+
+def case_deah(net) -> dict:
+    from basispath_graph.deah.step1_substructures import TooManySubstructures
+    from basispath_graph.solve import solve
+
+    t0 = time.perf_counter()
+    try:
+        r = solve(net, "deah", 0, on_stage=Stages())
+    except TooManySubstructures as exc:
+        return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t0}
+    total = time.perf_counter() - t0
+    s1 = r.deah.step1
+    return {
+        "total_s": total,
+        "timings": rounded(r.timings),
+        "basis_size": r.basis_size(),
+        "certified": r.certified,
+        "raw_certified": r.raw_verdict.certified,
+        "raw_verdict": str(r.raw_verdict),
+        "repairs": len(r.repairs),
+        "repairs_needed": r.repairs_needed,
+        "discarded": len(r.discarded),
+        "substructures_selected": len(s1.selected),
+        "discards_sdvchain": len(r.deah.step3.discards),
+    }
+
+
+def case_step1(net) -> dict:
+    from basispath_graph.deah.step1_substructures import TooManySubstructures, run_step1, substructure_path_count
+
+    total_paths = substructure_path_count(net)
+    emit("stage", name="step1", t=0.0)
+    t0 = time.perf_counter()
+    try:
+        r = run_step1(net)
+    except TooManySubstructures as exc:
+        return {
+            "status": "refused",
+            "message": f"TooManySubstructures: {exc}",
+            "total_s": time.perf_counter() - t0,
+            "ps_total": total_paths,
+        }
+    dt = time.perf_counter() - t0
+    return {
+        "total_s": dt,
+        "ps_total": total_paths,
+        "ps_materialised": len(r.paths),
+        "examined": len(r.order),
+        "selected": len(r.selected),
+        "rank_R": r.rank,
+    }
+
+
+def case_certify(net) -> dict:
+    from basispath_graph.skeleton import skeleton_basis
+    from basispath_graph.verify import certify, peel_blocks
+
+    t0 = time.perf_counter()
+    blocks = skeleton_basis(net, 0)
+    t_mat = time.perf_counter() - t0
+    emit("stage", name="certify", t=round(t_mat, 4))
+    t0 = time.perf_counter()
+    v = certify(net, blocks)
+    t_cert = time.perf_counter() - t0
+    emit("stage", name="peel (informational)", t=round(t_mat + t_cert, 4))
+    t0 = time.perf_counter()
+    pr = peel_blocks(net, blocks)
+    t_peel = time.perf_counter() - t0
+    return {
+        "total_s": t_cert,
+        "materialise_s": t_mat,
+        "certify_s": t_cert,
+        "paths": sum(len(b) for b in blocks),
+        "certified": v.certified,
+        "rank": v.rank,
+        "verdict": str(v),
+        "peel_s": t_peel,
+        "peeled": pr.n_peeled,
+        "core": int(len(pr.core)),
+        "peel_rounds": pr.rounds,
+    }
+
+
+def _count(store, text: str, params: dict) -> int | None:
+    try:
+        _, rows = store.query(text, params)
+        return int(rows[0][0])
+    except Exception:  # counting is a cross-check only
+        return None
+
+
+def case_store(net, store_dir: str, engine: str) -> dict:
+    from basispath_graph.deah.step1_substructures import TooManySubstructures
+    from basispath_graph.store import open_store
+    from basispath_graph.store.runs import execute_run
+
+    stages = Stages()
+    t0 = time.perf_counter()
+    store = open_store(store_dir, write=True)
+    try:
+        t_open = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        try:
+            outcome = execute_run(store, net, engine, 0, progress=stages)
+        except TooManySubstructures as exc:
+            return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t1}
+        run_s = time.perf_counter() - t1
+        r = outcome.result
+        # Rows as _write_artifacts writes them: basis + discarded paths and their relationships.
+        n, d = r.basis_size(), len(r.discarded)
+        subs = [s for b, s in zip(r.basis, r.basis_substructures) for _ in range(len(b))]
+        origin = sum(s is not None for s in subs) + sum(x.substructure is not None for x in r.discarded)
+        certs = sum(len(x.certificate) for x in r.discarded)
+        reasons = d
+        if r.deah is not None:
+            readmitted = {(x.layers, x.indices) for x in r.repairs if x.action != "drop"}
+            reasons += sum(x.action != "drop" for x in r.repairs)
+            for disc in r.deah.step3.discards:
+                block = r.deah.bases[disc.substructure]
+                if (block.layers, tuple(block.nodes[disc.row].tolist())) in readmitted:
+                    reasons += 1
+        else:
+            origin = reasons = 0
+        computed = {"KEPT": n, "DISCARDED": d, "FROM_SUBSTRUCTURE": origin, "REASON": reasons, "CERTIFIED_BY": certs}
+        emit("stage", name="counting rows in the store (not timed)", t=round(time.perf_counter() - stages.t0, 4))
+        run_id = outcome.run_id
+        counted = {
+            "paths": _count(store, "MATCH (p:BasisPath) WHERE p.run = $run RETURN count(p)", {"run": run_id}),
+            "KEPT": _count(store, "MATCH (r:Run)-[k:KEPT]->(:BasisPath) WHERE r.id = $run RETURN count(k)", {"run": run_id}),
+            "DISCARDED": _count(store, "MATCH (r:Run)-[k:DISCARDED]->(:BasisPath) WHERE r.id = $run RETURN count(k)", {"run": run_id}),
+            "FROM_SUBSTRUCTURE": _count(store, "MATCH (p:BasisPath)-[k:FROM_SUBSTRUCTURE]->() WHERE p.run = $run RETURN count(k)", {"run": run_id}),
+            "REASON": _count(store, "MATCH (p:BasisPath)-[k:REASON]->() WHERE p.run = $run RETURN count(k)", {"run": run_id}),
+            "CERTIFIED_BY": _count(store, "MATCH (p:BasisPath)-[k:CERTIFIED_BY]->() WHERE p.run = $run RETURN count(k)", {"run": run_id}),
+        }
+        rels_counted = [counted[k] for k in computed]
+        if counted["paths"] is not None and all(c is not None for c in rels_counted):
+            paths, rels, source = counted["paths"], sum(rels_counted), "counted in the store"
+        else:
+            paths, rels, source = n + d, sum(computed.values()), "computed from the result (store count failed)"
+        persist = outcome.timings.get("persist")
+        rows = paths + rels
+        return {
+            "total_s": run_s,
+            "open_s": t_open,
+            "timings": rounded(outcome.timings),
+            "persist_s": persist,
+            "basis_size": n,
+            "discarded": d,
+            "paths_written": paths,
+            "relationships_written": rels,
+            "rows_written": rows,
+            "rows_source": source,
+            "relationships_computed": computed,
+            "relationships_counted": {k: v for k, v in counted.items() if k != "paths"},
+            "rows_per_s": rows / persist if persist else None,
+            "paths_per_s": paths / persist if persist else None,
+            "certified": r.certified,
+        }
+    finally:
+        store.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Baseline: greedy exact elimination, the way a user would write it with IncrementalBasis.
+
+
+def greedy(net, blocks, t_start: float, setup_s: float) -> dict:
+    """Add every candidate path (block by block) to IncrementalBasis; stop at rank m - H."""
+    from basispath_graph.verify import IncrementalBasis
+
+    total = sum(len(b) for b in blocks)
+    target = net.basis_size
+    span = IncrementalBasis(net)
+    done = 0
+    t0 = time.perf_counter()
+    next_report = t0 + PROGRESS_EVERY_S
+    emit("progress", done=0, total=total, kept=0, greedy_s=0.0, setup_s=round(setup_s, 4))
+    for block in blocks:
+        if span.rank >= target:
+            break
+        for row in net.weight_ids(block):
+            span.add(row)
+            done += 1
+            if span.rank >= target:
+                break
+            if not done & 255:
+                now = time.perf_counter()
+                if now >= next_report:
+                    emit("progress", done=done, total=total, kept=span.rank, greedy_s=round(now - t0, 4), setup_s=round(setup_s, 4))
+                    next_report = now + PROGRESS_EVERY_S
+    greedy_s = time.perf_counter() - t0
+    return {
+        "total_s": time.perf_counter() - t_start,
+        "setup_s": setup_s,
+        "greedy_s": greedy_s,
+        "candidates": total,
+        "processed": done,
+        "kept": span.rank,
+        "target": target,
+        "basis_found": span.rank == target,
+    }
+
+
+def case_baseline(net) -> dict:
+    from basispath_graph.choices import ChoiceRule
+    from basispath_graph.deah.step1_substructures import TooManySubstructures, run_step1
+    from basispath_graph.subroutine import subroutine
+
+    emit("stage", name="candidates (step1 + subroutine per selected substructure)", t=0.0)
+    t_start = time.perf_counter()
+    try:
+        s1 = run_step1(net)
+    except TooManySubstructures as exc:
+        return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t_start}
+    rule = ChoiceRule(net.widths, 0)
+    blocks = [subroutine(net, s1.paths[idx].layers, rule) for idx in s1.selected]
+    setup_s = time.perf_counter() - t_start
+    emit("stage", name="greedy elimination", t=round(setup_s, 4))
+    out = greedy(net, blocks, t_start, setup_s)
+    out["substructures"] = len(s1.selected)
+    return out
+
+
+def all_paths(net):
+    """Every path of the network, one PathBlock per G^S path (layer sequence)."""
+    from basispath_graph.network import PathBlock
+
+    L, nxt, w = net.L, net.successors, net.widths
+    seqs, stack = [], [(0,)]
+    while stack:
+        p = stack.pop()
+        if p[-1] == L:
+            seqs.append(p)
+            continue
+        for b in reversed(nxt[p[-1]]):
+            stack.append(p + (b,))
+    blocks = []
+    for layers in seqs:
+        nodes = np.array(list(itertools.product(*(range(w[l]) for l in layers))), dtype=np.int64)
+        blocks.append(PathBlock(layers, nodes))
+    return blocks
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def case_baseline_all(net) -> dict:
+    from basispath_graph.solve import solve
+
+    def run_baseline():
+        t_start = time.perf_counter()
+        blocks = all_paths(net)
+        return greedy(net, blocks, t_start, time.perf_counter() - t_start)
+
+    first = run_baseline()
+    repeat = 3 if first["total_s"] < 5 else 1
+    base_s = min(first["total_s"], best_of(run_baseline, repeat - 1) if repeat > 1 else float("inf"))
+    emit("stage", name="deah and skeleton on the same network", t=round(base_s, 4))
+    deah_s = best_of(lambda: solve(net, "deah", 0), 3)
+    skel_s = best_of(lambda: solve(net, "skeleton", 0), 3)
+    rd = solve(net, "deah", 0)
+    return {
+        "total_s": base_s,
+        "baseline_s": base_s,
+        "candidates": first["candidates"],
+        "processed": first["processed"],
+        "kept": first["kept"],
+        "target": first["target"],
+        "basis_found": first["basis_found"],
+        "deah_s": deah_s,
+        "deah_certified": rd.certified,
+        "skeleton_s": skel_s,
+        "ratio_deah": base_s / deah_s,
+        "ratio_skeleton": base_s / skel_s,
+        "timing": "best of 3 (full solve incl. certification) for deah and skeleton; baseline best of %d" % repeat,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--net", required=True)
+    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "step1", "certify", "store", "baseline", "baseline-all"])
+    ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
+    ap.add_argument("--store-engine", default="deah", choices=["deah", "skeleton"])
+    args = ap.parse_args()
+    net = parse_net(args.net)
+    emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=net.L, rss_start_mb=round(rss_mb(), 1))
+    try:
+        if args.engine == "skeleton":
+            out = case_skeleton(net)
+        elif args.engine == "deah":
+            out = case_deah(net)
+        elif args.engine == "step1":
+            out = case_step1(net)
+        elif args.engine == "certify":
+            out = case_certify(net)
+        elif args.engine == "store":
+            if not args.store_dir:
+                raise SystemExit("--store-dir is required for --engine store")
+            out = case_store(net, args.store_dir, args.store_engine)
+        elif args.engine == "baseline":
+            out = case_baseline(net)
+        else:
+            out = case_baseline_all(net)
+    except Exception as exc:
+        emit("result", status="error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-3000:])
+        sys.exit(1)
+    out.setdefault("status", "ok")
+    out["rss_self_mb"] = round(rss_mb(), 1)
+    emit("result", **out)
+
+
+if __name__ == "__main__":
+    main()
