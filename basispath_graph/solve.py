@@ -18,6 +18,7 @@ from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.step3_sdvchain import Discard
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
+from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, check_memory
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify
 
@@ -129,6 +130,7 @@ def solve(
     certificates: bool = True,
     relations=None,
     on_stage=None,
+    memory_limit: int | None = None,
 ) -> SolveResult:
     """Find a basis path set of ``network`` and certify it.
 
@@ -140,23 +142,29 @@ def solve(
     certificates : compute and verify a certificate for every discarded path.
     relations : deah only; builds Step 3's relations from Step 1 (``run_deah``), e.g. from a store.
     on_stage : called with each stage name as it starts (progress display).
+    memory_limit : bytes; refuse (``ResourceLimit``) before allocating when the estimate is over.
 
     Raises
     ------
-    ValueError for an unknown engine; ``TooManySubstructures`` when deah's P^S is too large.
+    ValueError for an unknown engine; ``TooManySubstructures`` when deah's P^S is too large;
+    ``ResourceLimit`` when the estimated memory is over ``memory_limit``.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     timer = StageTimer(on_stage=on_stage)
     timings = timer.timings
     if engine == "skeleton":
+        if memory_limit is not None:
+            check_memory(
+                "skeleton", network.m * BYTES_PER_WEIGHT_SKELETON, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}"
+            )
         with timer.stage("engine"):
             basis = skeleton_basis(network, seed)
         with timer.stage("certify"):
             verdict = certify(network, basis)
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
-    deah = run_deah(network, seed, max_substructures, relations, timer)
+    deah = run_deah(network, seed, max_substructures, relations, timer, memory_limit)
     raw = deah.kept_blocks()
     with timer.stage("certify"):
         raw_verdict = certify(network, [b for _, b in raw])

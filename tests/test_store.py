@@ -207,3 +207,25 @@ def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
     r = cli("runs", "--store", "bolt://127.0.0.1:1", env=env, stdin=subprocess.DEVNULL)
     assert r.returncode == 3
     assert r.stderr == "error: Neo4j credentials missing: set NEO4J_USER and NEO4J_PASSWORD\n"
+
+
+def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path):
+    store = str(tmp_path / "store")
+    first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
+    # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 164 kB.
+    r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
+    assert r.stderr == (
+        f"error: {EXAMPLES / 'densenet-style.json'}: deah (82 candidate paths in the B_r of 7 substructures) would need "
+        "about 0.0 GB, over the limit of 0.0 GB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+    )
+    runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert [(x["id"], x["status"]) for x in runs] == [(first["run_id"], "complete")]
+
+
+def test_memory_limit_option_and_bad_environment_value(tmp_path):
+    spec = str(EXAMPLES / "resnet-style.json")
+    r = cli("solve", spec, "--engine", "skeleton", "--max-memory-gb", "0.00001", check=2)
+    assert r.stderr == f"error: {spec}: skeleton would need about 0.0 GB, over the limit of 0.0 GB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+    r = cli("solve", spec, env={"BASISPATH_MAX_MEMORY_GB": "lots"}, check=2)
+    assert r.stderr == "error: BASISPATH_MAX_MEMORY_GB must be a number of GB, got 'lots'\n"
+    cli("solve", spec, "--max-memory-gb", "1", check=0)

@@ -12,6 +12,7 @@ from rich.console import Console
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..export import export_document, summary
 from ..fileio import write_atomic
+from ..guards import ResourceLimit, memory_limit_bytes
 from ..solve import ENGINES, solve
 from .common import EXIT_NOT_CERTIFIED, fail, read_network
 from .progress import StageProgress
@@ -59,6 +60,9 @@ def solve_command(
     max_weights: Optional[int] = typer.Option(
         None, "--max-weights", min=1, help="Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
     ),
+    max_memory_gb: Optional[float] = typer.Option(
+        None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
+    ),
     max_substructures: int = typer.Option(
         DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."
     ),
@@ -80,10 +84,17 @@ def solve_command(
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
     network = read_network(spec, max_weights)
     try:
+        memory_limit = memory_limit_bytes(max_memory_gb)
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
+    try:
         with StageProgress(not (quiet or as_json), verb="running") as progress:
             result = solve(
-                network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage
+                network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage,
+                memory_limit=memory_limit,
             )
+    except ResourceLimit as exc:
+        raise fail(f"{spec}: {exc}") from None
     except TooManySubstructures as exc:
         raise fail(f"{spec}: {exc}; use --engine skeleton") from None
     if export is not None:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
+from ..guards import ResourceLimit, memory_limit_bytes
 from ..solve import ENGINES
 from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
@@ -56,6 +57,9 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
+    max_memory_gb: Optional[float] = typer.Option(
+        None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
+    ),
     max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."),
 ) -> None:
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
@@ -74,14 +78,21 @@ def run_command(
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_network(spec, max_weights) if spec is not None else None
+    try:
+        memory_limit = memory_limit_bytes(max_memory_gb)
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
     with open_for_cli(store, write=True) as s:
         try:
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
             with StageProgress(not (quiet or as_json)) as progress:
                 outcome = execute_run(
-                    s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures
+                    s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
+                    memory_limit=memory_limit,
                 )
+        except ResourceLimit as exc:
+            raise fail(f"{spec}: {exc}") from None
         except TooManySubstructures as exc:
             raise fail(f"{spec}: {exc}; use --engine skeleton") from None
         except StoreError as exc:

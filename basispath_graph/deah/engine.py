@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..subroutine import subroutine
+from ..guards import BYTES_PER_CANDIDATE, MEMORY_ENV, candidate_paths, check_memory
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
 from .step3_sdvchain import Relations, Step3Result, run_step3
@@ -36,6 +37,7 @@ def run_deah(
     max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
     relations: Callable[[Step1Result], Relations] | None = None,
     timer: StageTimer | None = None,
+    memory_limit: int | None = None,
 ) -> DeahResult:
     """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``).
 
@@ -45,6 +47,14 @@ def run_deah(
     timer = timer or StageTimer()
     with timer.stage("step1"):
         step1 = run_step1(network, max_substructures)
+    if memory_limit is not None:
+        candidates = candidate_paths(network, [step1.paths[i].layers for i in step1.selected])
+        check_memory(
+            f"deah ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)",
+            candidates * BYTES_PER_CANDIDATE,
+            memory_limit,
+            f"use --engine skeleton or raise --max-memory-gb / {MEMORY_ENV}",
+        )
     with timer.stage("step2"):
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
         bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}

@@ -19,7 +19,9 @@ import numpy as np
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..deah.step1_substructures import TooManySubstructures
 from ..deah.step3_sdvchain import Discard
+from ..guards import ResourceLimit
 from ..network import Network, PathBlock, blocks_from_json
 from ..solve import SolveResult, solve
 from .base import Ragged, Store, StoreError
@@ -250,7 +252,13 @@ def execute_run(
             return StoreRelations.compute(store, run_id, step1)
 
     on_stage = progress.stage if progress is not None else None
-    result = solve(network, engine, seed, relations=relations, on_stage=on_stage, **solve_options)
+    try:
+        result = solve(network, engine, seed, relations=relations, on_stage=on_stage, **solve_options)
+    except (ResourceLimit, TooManySubstructures):
+        if not resume:  # refused before producing anything: leave no trace of a new run
+            store.run("delete_run_artifacts", run=run_id)
+            store.run("delete_run", id=run_id)
+        raise
     _kill_point("solved")
     t0 = time.perf_counter()
     _write_artifacts(store, run_id, result, progress)
