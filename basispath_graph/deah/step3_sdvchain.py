@@ -165,7 +165,11 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     star_key = sk_b[star_row]
 
     # Join the live target rows with the (Ep_j, shared part) pairs of B_from on the shared part.
-    by_shared = np.argsort(sk_b, kind="stable")
+    # A group with a single shared part can discard nothing (its only member is UCP_j*), so only
+    # the pairs of groups with two or more shared parts take part: this keeps the join small.
+    group_size = np.bincount(ep_b, minlength=n_ep)
+    useful = np.flatnonzero(group_size[ep_b] >= 2)
+    by_shared = useful[np.argsort(sk_b[useful], kind="stable")]
     sorted_sk = sk_b[by_shared]
     rows_t = np.flatnonzero(alive)
     lo = np.searchsorted(sorted_sk, sk_t[rows_t], side="left")
