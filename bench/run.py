@@ -623,40 +623,32 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
                 f"MISS by {peak_gb - 4:.3g} GB (already over before it stopped)" if peak_gb > 4 else "NOT MEASURED (did not finish)",
                 "peak RSS up to the kill is a lower bound of the real peak")
 
-    rec = by.get("deah/resnet-32x128")
-    if rec is None:
-        add("deah resnet-32x128 <= 20 s", "-", "NOT MEASURED", missing("deah/resnet-32x128"))
-    elif rec["status"] == "ok":
-        r = rec["result"]
-        add("deah resnet-32x128 <= 20 s", f"{fs(r['total_s'])}, " + ("certified" if r["certified"] else "NOT certified"),
-            _upper(r["total_s"], 20.0) if r["certified"] else "MISS: not certified")
-    else:
-        add("deah resnet-32x128 <= 20 s", *not_ok(rec, 20.0))
+    def single(name, target, limit, on_ok):
+        """One target measured by one case: not run, finished (``on_ok(result)``), or not."""
+        rec = by.get(name)
+        if rec is None:
+            add(target, "-", "NOT MEASURED", missing(name))
+        elif rec["status"] == "ok":
+            add(target, *on_ok(rec["result"]))
+        else:
+            add(target, *not_ok(rec, limit))
 
-    rec = by.get("step1/deep-32x16")
-    if rec is None:
-        add("deah Step 1 on deep-32x16 <= 10 s without materialising all of P^S", "-", "NOT MEASURED", missing("step1/deep-32x16"))
-    elif rec["status"] == "ok":
-        r = rec["result"]
-        whole = r["ps_materialised"] >= r["ps_total"]
+    def certified_within(r, seconds, limit, what):
+        verdict = _upper(seconds, limit) if r["certified"] else "MISS: not certified"
+        return f"{what}, " + ("certified" if r["certified"] else "NOT certified"), verdict
+
+    single("deah/resnet-32x128", "deah resnet-32x128 <= 20 s", 20.0,
+           lambda r: certified_within(r, r["total_s"], 20.0, fs(r["total_s"])))
+
+    def step1_outcome(r):
         v = _upper(r["total_s"], 10.0)
-        if whole:
+        if r["ps_materialised"] >= r["ps_total"]:
             v = "MISS: materialised all of P^S" + ("" if v == "PASS" else f"; time {v}")
-        add("deah Step 1 on deep-32x16 <= 10 s without materialising all of P^S",
-            f"{fs(r['total_s'])}; {fn(r['ps_materialised'])} of {fn(r['ps_total'])} substructure paths materialised", v)
-    else:
-        add("deah Step 1 on deep-32x16 <= 10 s without materialising all of P^S", *not_ok(rec, 10.0))
+        return f"{fs(r['total_s'])}; {fn(r['ps_materialised'])} of {fn(r['ps_total'])} substructure paths materialised", v
 
-    rec = by.get("certify/dense-8x256")
-    if rec is None:
-        add("certify the 2.36M-path dense-8x256 skeleton basis <= 20 s", "-", "NOT MEASURED", missing("certify/dense-8x256"))
-    elif rec["status"] == "ok":
-        r = rec["result"]
-        add("certify the 2.36M-path dense-8x256 skeleton basis <= 20 s",
-            f"{fs(r['certify_s'])} for {fn(r['paths'])} paths, " + ("certified" if r["certified"] else "NOT certified"),
-            _upper(r["certify_s"], 20.0) if r["certified"] else "MISS: not certified")
-    else:
-        add("certify the 2.36M-path dense-8x256 skeleton basis <= 20 s", *not_ok(rec, 20.0))
+    single("step1/deep-32x16", "deah Step 1 on deep-32x16 <= 10 s without materialising all of P^S", 10.0, step1_outcome)
+    single("certify/dense-8x256", "certify the 2.36M-path dense-8x256 skeleton basis <= 20 s", 20.0,
+           lambda r: certified_within(r, r["certify_s"], 20.0, f"{fs(r['certify_s'])} for {fn(r['paths'])} paths"))
 
     rec = by.get("store/dense-8x128")
     if rec is None:
