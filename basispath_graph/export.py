@@ -6,11 +6,14 @@ indices 0-based). Weights in discard reasons are [layer_a, index_a, layer_b, ind
 
 from __future__ import annotations
 
-from .deah.step3_sdvchain import Discard
+from collections import Counter
+
+from .deah.step3_complete import COMPLETE_STEPS
+from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .network import paths_to_json, weight_endpoints
 from .solve import DiscardedPath, SolveResult
 
-__all__ = ["export_document", "summary", "reason_document"]
+__all__ = ["export_document", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -91,7 +94,22 @@ def summary(result: SolveResult) -> dict:
             R=s1.rank,
             chains=len(s3.chains),
             sdvchain_calls=s3.calls,
-            discards_by_step={s: sum(d.step == s for d in s3.discards) for s in ("chain", "head")},
+            discards_by_step=discards_by_step(result),
             certificate_max_size=max((len(d.certificate) for d in result.discarded), default=0),
+            certificate_sizes=certificate_sizes(result),
         )
+        if result.engine == "deah-complete":
+            doc["rules"] = dict(Counter(s3.rules.values()))
     return doc
+
+
+def discards_by_step(result: SolveResult) -> dict[str, int]:
+    """Step 3's discards per step (deah: chain / head; deah-complete: its rules), zeros included."""
+    steps = COMPLETE_STEPS if result.engine == "deah-complete" else SDVCHAIN_STEPS
+    counts = Counter(d.step for d in result.deah.step3.discards)
+    return {s: counts.get(s, 0) for s in steps}
+
+
+def certificate_sizes(result: SolveResult) -> dict[int, int]:
+    """How many discarded paths have a certificate of each size (number of basis paths)."""
+    return dict(sorted(Counter(len(d.certificate) for d in result.discarded if d.certificate).items()))

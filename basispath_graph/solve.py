@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
+from .deah.local_certificates import LocalCertificates, check_certificates, combine
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.step3_sdvchain import Discard
 from .network import Network, PathBlock
@@ -24,7 +26,7 @@ from .verify import Expresser, IncrementalBasis, Verdict, certify
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "SolveResult", "solve"]
 
-ENGINES = ("deah", "skeleton")
+ENGINES = ("deah", "deah-complete", "skeleton")
 
 
 @dataclass
@@ -93,7 +95,7 @@ def _repair(network: Network, deah: DeahResult, seed: int):
     span = IncrementalBasis(network)
     repairs: list[Repair] = []
     kept: dict[int, list[int]] = {}  # substructure idx -> rows of B_r kept
-    for idx, block in ((i, deah.bases[i]) for i in deah.step1.selected):
+    for idx, block in ((i, deah.bases[i]) for i in deah.order):
         rows = np.flatnonzero(deah.step3.alive[idx])
         wids = network.weight_ids(block.take(rows))
         kept[idx] = []
@@ -136,7 +138,8 @@ def solve(
 
     Parameters
     ----------
-    engine : "deah" (the paper's algorithm, faithfully) or "skeleton" (notes section 3).
+    engine : "deah" (the paper's algorithm, faithfully), "deah-complete" (Steps 1-2 of DEAH, Step 3
+        by hop ownership: docs/deah-complete.md) or "skeleton" (notes section 3).
     seed : seed of the shared choice rule (``ChoiceRule``).
     repair : for deah, repair a union that is not certified (default); False returns raw DEAH.
     certificates : compute and verify a certificate for every discarded path.
@@ -164,7 +167,7 @@ def solve(
             verdict = certify(network, basis)
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
-    deah = run_deah(network, seed, max_substructures, relations, timer, memory_limit)
+    deah = run_deah(network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete")
     raw = deah.kept_blocks()
     with timer.stage("certify"):
         raw_verdict = certify(network, [b for _, b in raw])
@@ -201,7 +204,34 @@ def solve(
     )
     if certificates and verdict.certified and discarded:
         with timer.stage("certificates"):
-            expresser = Expresser(network, basis)
-            for d in discarded:
-                d.certificate = expresser.express(d.layers, d.indices)
+            if engine == "deah-complete" and deah.step3.ear_orderable and not repairs:
+                _local_certificates(network, deah, basis, discarded)
+            else:
+                expresser = Expresser(network, basis)
+                for d in discarded:
+                    d.certificate = expresser.express(d.layers, d.indices)
     return result
+
+
+def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: list[DiscardedPath]) -> None:
+    """deah-complete's certificates (recursion on hop owners, in numpy batches per substructure),
+    all checked by vector addition before they are attached."""
+    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, ChoiceRule(network.widths, deah.seed))
+    by_sub: dict[int, list[int]] = {}
+    for k, d in enumerate(discarded):
+        by_sub.setdefault(d.substructure, []).append(k)
+    parts, targets, order = [], [], []
+    for idx, ks in by_sub.items():
+        block = deah.bases[idx]
+        nodes = np.array([discarded[k].indices for k in ks], dtype=np.int64)
+        r, i, c = local.expand(block.layers, nodes)
+        parts.append((r + len(order), i, c))
+        targets.append(PathBlock(block.layers, nodes))
+        order.extend(ks)
+    rows, idx, coef = combine(tuple(np.concatenate([p[j] for p in parts]) for j in range(3)), len(order), local.size)
+    check_certificates(network, basis, targets, (rows, idx, coef))
+    bounds = np.searchsorted(rows, np.arange(len(order) + 1))
+    idx_l, coef_l = idx.tolist(), coef.tolist()
+    for pos, k in enumerate(order):
+        lo, hi = bounds[pos], bounds[pos + 1]
+        discarded[k].certificate = list(zip(idx_l[lo:hi], coef_l[lo:hi]))

@@ -10,6 +10,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..deah.step3_complete import COMPLETE_STEPS
+from ..deah.step3_sdvchain import SDVCHAIN_STEPS
+from ..export import discards_by_step
 from ..network import Network
 from ..solve import solve
 from ..store import Store
@@ -28,9 +31,15 @@ METRICS = [
     ("chains", "T chains"),
     ("chain_discards", "discards in chains"),
     ("head_discards", "discards by chain heads"),
+    ("prefix_discards", "discards: hop rule, prefix (deah-complete)"),
+    ("suffix_discards", "discards: hop rule, suffix (deah-complete)"),
+    ("no-new-hop_discards", "discards: no new hop (deah-complete)"),
+    ("multi-hop_discards", "discards: separate new hops (deah-complete)"),
+    ("elimination_discards", "discards: exact elimination (deah-complete)"),
+    ("certificate_max", "largest certificate (basis paths)"),
     ("repairs", "repairs"),
     ("certified", "certified"),
-    ("raw_certified", "raw DEAH certified"),
+    ("raw_certified", "raw union certified (no repair)"),
 ]
 
 
@@ -59,12 +68,15 @@ def column_from_result(label: str, result) -> Column:
     }
     if result.deah is not None:
         s1, s3 = result.deah.step1, result.deah.step3
+        by_step = discards_by_step(result)
         values.update(
             substructure_paths=s1.total,
             R=len(s1.selected),
             chains=len(s3.chains),
-            chain_discards=sum(d.step == "chain" for d in s3.discards),
-            head_discards=sum(d.step == "head" for d in s3.discards),
+            chain_discards=by_step.get("chain", 0),
+            head_discards=by_step.get("head", 0),
+            **{f"{step}_discards": n for step, n in by_step.items() if step not in SDVCHAIN_STEPS},
+            certificate_max=max((len(d.certificate) for d in result.discarded), default=0),
         )
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 
@@ -93,6 +105,8 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
             chain_discards=int(r["chain_discards"] or 0),
             head_discards=int(r["head_discards"] or 0),
         )
+        if r["engine"] == "deah-complete":
+            values.update({f"{step}_discards": int(r[f"{step.replace('-', '_')}_discards"] or 0) for step in COMPLETE_STEPS})
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or f"{r['name'] or run_id}", f"run {run_id}", values, timings)
 

@@ -82,7 +82,8 @@ def compare_command(
         return
     table = Table("", *(f"{c.label}\n[dim]{c.source}[/]" for c in columns))
     for key, label in METRICS:
-        table.add_row(label, *(_cell(c.values.get(key)) for c in columns))
+        if any(c.values.get(key) is not None for c in columns):  # e.g. rule rows only for deah-complete
+            table.add_row(label, *(_cell(c.values.get(key)) for c in columns))
     known = {k for c in columns for k in c.timings}
     steps = [s for s in STEP_ORDER if s in known] + sorted(known - set(STEP_ORDER))
     for step in steps:

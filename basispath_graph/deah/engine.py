@@ -12,6 +12,7 @@ from ..subroutine import subroutine
 from ..guards import BYTES_PER_CANDIDATE, MEMORY_ENV, candidate_paths, check_memory
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
+from .step3_complete import run_step3_complete
 from .step3_sdvchain import Relations, Step3Result, run_step3
 
 __all__ = ["DeahResult", "run_deah"]
@@ -26,9 +27,14 @@ class DeahResult:
     step3: Step3Result
     timings: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def order(self) -> list[int]:
+        """Selection order (deah), or the ear order of Step 3 (deah-complete)."""
+        return getattr(self.step3, "order", None) or self.step1.selected
+
     def kept_blocks(self) -> list[tuple[int, PathBlock]]:
-        """The raw DEAH union as (substructure idx, B'_r) in selection order."""
-        return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.step1.selected]
+        """The raw union as (substructure idx, B'_r) in ``order``."""
+        return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.order]
 
 
 def run_deah(
@@ -38,8 +44,12 @@ def run_deah(
     relations: Callable[[Step1Result], Relations] | None = None,
     timer: StageTimer | None = None,
     memory_limit: int | None = None,
+    complete: bool = False,
 ) -> DeahResult:
     """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``).
+
+    ``complete`` replaces Step 3 by the hop-ownership rule of ``deah-complete``
+    (``step3_complete``; docs/deah-complete.md).
 
     ``relations`` builds the subdivision / shared-edge relations Step 3 uses from Step 1's
     result; a graph store passes one that persists Step 1 and asks Cypher (default: in memory).
@@ -63,5 +73,8 @@ def run_deah(
         with timer.stage("relations"):
             rel = relations(step1)
     with timer.stage("step3"):
-        step3 = run_step3(network, step1, bases, rel)
+        if complete:
+            step3 = run_step3_complete(network, step1, bases, rule)
+        else:
+            step3 = run_step3(network, step1, bases, rel)
     return DeahResult(network, seed, step1, bases, step3, timer.timings)

@@ -57,6 +57,9 @@ class InMemoryRelations(Relations):
         return tuple(sorted(set(self._paths[a].edges) & set(self._paths[b].edges)))
 
 
+SDVCHAIN_STEPS = ("chain", "head")  # the values of Discard.step in faithful DEAH
+
+
 @dataclass
 class Discard:
     """One path removed by SDVChain, with the call that removed it.

@@ -71,7 +71,7 @@ def overview_dot(ov: Overview) -> str:
     lines.append("  }")
 
     legend: list[tuple[str, str]] = []
-    if run.engine == "deah":
+    if run.engine in ("deah", "deah-complete"):
         legend.append((HIGHLIGHT, "bold: edge of a selected substructure path; dashed: of none"))
     if ov.selected:
         palette = colours(len(ov.chains))
@@ -90,7 +90,7 @@ def overview_dot(ov: Overview) -> str:
                 )
             legend.append((colour, f"chain {chain.t}: " + " -> ".join(f"U{k.r}" for k in chain.links)))
         lines.append("  }")
-    elif run.engine != "deah":
+    elif run.engine not in ("deah", "deah-complete"):
         legend.append((HIGHLIGHT, f"engine {run.engine}: no substructure paths or chains stored"))
     lines.append(f"  legend {_attrs(shape='plaintext', label=_legend(legend))};")
     lines.append("}")

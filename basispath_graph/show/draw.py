@@ -128,7 +128,7 @@ def draw_overview(ov: Overview, fmt: str) -> bytes:
     ax.text(0.25, gs_h - 0.1, "substructure graph $G^S$", ha="left", va="top", fontsize=FONT + 1, weight="bold")
     ax.text(0.25, gs_h - 0.32, "node = layer (w = width); edge = connected layer pair", ha="left", va="top",
             fontsize=FONT - 1, color="#555555")
-    if run.engine == "deah":
+    if run.engine in ("deah", "deah-complete"):
         ax.plot([width - 3.1, width - 2.7], [gs_h - 0.2] * 2, color=HIGHLIGHT, lw=1.8)
         ax.text(width - 2.6, gs_h - 0.2, "on a selected substructure path", va="center", fontsize=FONT - 1)
         ax.plot([width - 3.1, width - 2.7], [gs_h - 0.42] * 2, color=GREY, lw=1.0, ls=(0, (4, 3)))

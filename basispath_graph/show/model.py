@@ -118,7 +118,7 @@ class Overview:
         """The numbers of the run as short texts: (sizes, outcome), for titles and legends."""
         r = self.run
         sizes = [f"m = {r.m}", f"H = {r.H}", f"|B| = {_opt(r.basis_size)}"]
-        if r.engine == "deah":
+        if r.engine in ("deah", "deah-complete"):
             sizes += [f"R = {len(self.selected)} selected", f"|P^S| = {len(self.substructures)}", f"T = {len(self.chains)} chains"]
         steps = ", ".join(f"{k} {v}" for k, v in sorted(r.discard_steps.items()))
         outcome = [f"discarded {_opt(r.discarded)}" + (f" (by step: {steps})" if steps else "")]

@@ -11,4 +11,9 @@ RETURN r.id AS id, n.name AS name, r.engine AS engine, r.seed AS seed, r.status 
        r.repairs AS repairs, r.repairs_needed AS repairs_needed, r.timings AS timings,
        substructure_paths, selected, chains,
        sum(CASE WHEN d.step = 'chain' THEN 1 ELSE 0 END) AS chain_discards,
-       sum(CASE WHEN d.step = 'head' THEN 1 ELSE 0 END) AS head_discards
+       sum(CASE WHEN d.step = 'head' THEN 1 ELSE 0 END) AS head_discards,
+       sum(CASE WHEN d.step = 'prefix' THEN 1 ELSE 0 END) AS prefix_discards,
+       sum(CASE WHEN d.step = 'suffix' THEN 1 ELSE 0 END) AS suffix_discards,
+       sum(CASE WHEN d.step = 'no-new-hop' THEN 1 ELSE 0 END) AS no_new_hop_discards,
+       sum(CASE WHEN d.step = 'multi-hop' THEN 1 ELSE 0 END) AS multi_hop_discards,
+       sum(CASE WHEN d.step = 'elimination' THEN 1 ELSE 0 END) AS elimination_discards

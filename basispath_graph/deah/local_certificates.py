@@ -1,0 +1,184 @@
+"""Local certificates of deah-complete, computed in numpy batches (docs/deah-complete.md, "Certificates").
+
+For an ear order every skip hop h has one owner r(h) whose kept paths are Y(f) = X_r(f) for all
+weights f of h, and p_0's Subroutine basis B_0 is kept whole. Any path p is then written over
+kept paths by recursion on the owner that comes last in the order among p's skip hops:
+
+    p = Y(f) + [p_pre + t - in_r(u) - t] + [h + p_suf - h - out_r(v)]
+
+where f = (u, v) is p's weight on h, p_pre / p_suf its parts before u / after v, in_r(u) and
+out_r(v) the owner's predecessor and direct walks, t p_0's direct walk from u to layer L and h its
+predecessor walk from layer 0 to v. The four completed paths only use skip hops owned earlier,
+so the recursion ends; paths of p_0 telescope over B_0:
+
+    p = sum over edges e of p of S_0(e) - sum over hidden neurons z of p of T_0(z).
+
+Every call handles all paths that share one layer sequence at once (unique rows first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..choices import ChoiceRule
+from ..network import Network, PathBlock
+from ..verify import CertificateMismatchError
+from ..verify.rank import _gather, flatten_blocks
+from .step1_substructures import Step1Result
+from .step3_complete import Chains, CompleteStep3
+
+__all__ = ["LocalCertificates", "combine", "check_certificates"]
+
+Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, basis index, coefficient)
+
+
+def _empty() -> Terms:
+    z = np.zeros(0, dtype=np.int64)
+    return z, z, z
+
+
+def _concat(parts: list[Terms]) -> Terms:
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return _empty()
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
+
+
+def _lookup(table: dict[tuple[int, ...], int], rows: np.ndarray) -> np.ndarray:
+    return np.fromiter((table[t] for t in map(tuple, rows.tolist())), dtype=np.int64, count=len(rows))
+
+
+class LocalCertificates:
+    """Certificates over the kept set of an ear-ordered ``CompleteStep3`` (basis order: ``order``)."""
+
+    def __init__(self, network: Network, step1: Step1Result, bases: dict[int, PathBlock], step3: CompleteStep3, rule: ChoiceRule):
+        if not step3.ear_orderable:
+            raise ValueError("local certificates need an ear order (every rule 'ear')")
+        self.network = network
+        w, L = network.widths, network.L
+        chains = Chains(network, rule)
+        self.mlp = tuple(range(L + 1))
+        rank = {idx: k for k, idx in enumerate(step3.order)}
+        # Basis index of every kept path: blocks in ``order``, kept rows ascending.
+        base, starts = 0, {}
+        for idx in step3.order:
+            starts[idx] = base
+            base += int(step3.alive[idx].sum())
+        p0 = step3.order[0]
+        mlp_rows = {t: starts[p0] + k for k, t in enumerate(map(tuple, bases[p0].nodes.tolist()))}
+        # p_0 tables: S_0 per consecutive hop, T_0 per hidden layer; walks of p_0.
+        self.out0 = [chains.forward(self.mlp[a:], np.arange(w[a])) for a in range(L + 1)]
+        self.in0 = [chains.backward(self.mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
+        self.S0, self.T0 = [], [None]
+        for a in range(L):
+            u, v = np.divmod(np.arange(w[a] * w[a + 1]), w[a + 1])
+            paths = np.concatenate([self.in0[a][u], self.out0[a + 1][v]], axis=1)
+            self.S0.append(_lookup(mlp_rows, paths).reshape(w[a], w[a + 1]))
+        for z in range(1, L):
+            paths = np.concatenate([self.in0[z], self.out0[z][:, 1:]], axis=1)
+            self.T0.append(_lookup(mlp_rows, paths))
+        # Owned skip hops: Y table, owner rank, owner walks.
+        self.hop: dict[tuple[int, int], dict] = {}
+        for idx in step3.order[1:]:
+            (a, b), = step3.new_hops[idx]
+            block = bases[idx]
+            rows = np.flatnonzero(step3.alive[idx])
+            j = block.layers.index(a)
+            Y = np.empty((w[a], w[b]), dtype=np.int64)
+            Y[block.nodes[rows, j], block.nodes[rows, j + 1]] = starts[idx] + np.arange(len(rows))
+            route = block.layers
+            self.hop[(a, b)] = {
+                "rank": rank[idx],
+                "Y": Y,
+                "pre": route[: j + 1],
+                "suf": route[j + 1 :],
+                "in": chains.backward(route[: j + 1], np.arange(w[a])),
+                "out": chains.forward(route[j + 1 :], np.arange(w[b])),
+            }
+        self.size = base
+
+    def expand(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
+        """Certificates of the paths ``nodes`` (rows) along ``layers``: (row, basis index, coef)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if len(nodes) == 0:
+            return _empty()
+        uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        rows, idx, coef = self._expand_unique(tuple(layers), uniq)
+        if len(uniq) == len(nodes):  # all distinct: unique row k is original row original[k]
+            original = np.empty(len(nodes), dtype=np.int64)
+            original[inverse] = np.arange(len(nodes), dtype=np.int64)
+            return original[rows], idx, coef
+        # Replicate each unique row's terms for every original row that maps to it.
+        order = np.argsort(rows, kind="stable")
+        rows, idx, coef = rows[order], idx[order], coef[order]
+        ptr = np.zeros(len(uniq) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=len(uniq)), out=ptr[1:])
+        take = _gather(ptr, inverse)
+        counts = ptr[inverse + 1] - ptr[inverse]
+        return np.repeat(np.arange(len(nodes), dtype=np.int64), counts), idx[take], coef[take]
+
+    def _expand_unique(self, lam: tuple[int, ...], N: np.ndarray) -> Terms:
+        n = len(N)
+        ar = np.arange(n, dtype=np.int64)
+        skips = [i for i in range(len(lam) - 1) if lam[i + 1] > lam[i] + 1]
+        if not skips:
+            parts = [(ar, self.S0[l][N[:, l], N[:, l + 1]], np.ones(n, dtype=np.int64)) for l in range(len(lam) - 1)]
+            parts += [(ar, self.T0[z][N[:, z]], -np.ones(n, dtype=np.int64)) for z in range(1, len(lam) - 1)]
+            return _concat(parts)
+        i = max(skips, key=lambda k: self.hop[(lam[k], lam[k + 1])]["rank"])
+        a, b = lam[i], lam[i + 1]
+        h = self.hop[(a, b)]
+        u, v = N[:, i], N[:, i + 1]
+        parts = [(ar, h["Y"][u, v], np.ones(n, dtype=np.int64))]
+        # Prefix difference, completed by p_0's direct walk from u.
+        pre_r = h["in"][u]
+        differ = ar if lam[: i + 1] != h["pre"] else np.flatnonzero(np.any(N[:, : i + 1] != pre_r, axis=1))
+        if len(differ):
+            tail = self.out0[a][u[differ]][:, 1:]
+            tail_layers = self.mlp[a + 1 :]
+            for sign, lay, head in ((1, lam[: i + 1], N[differ, : i + 1]), (-1, h["pre"], pre_r[differ])):
+                r, k, c = self.expand(lay + tail_layers, np.concatenate([head, tail], axis=1))
+                parts.append((differ[r], k, sign * c))
+        # Suffix difference, completed by p_0's predecessor walk to v.
+        suf_r = h["out"][v]
+        differ = ar if lam[i + 1 :] != h["suf"] else np.flatnonzero(np.any(N[:, i + 1 :] != suf_r, axis=1))
+        if len(differ):
+            head = self.in0[b][v[differ]][:, :-1]
+            head_layers = self.mlp[:b]
+            for sign, lay, tail in ((1, lam[i + 1 :], N[differ, i + 1 :]), (-1, h["suf"], suf_r[differ])):
+                r, k, c = self.expand(head_layers + lay, np.concatenate([head, tail], axis=1))
+                parts.append((differ[r], k, sign * c))
+        return _concat(parts)
+
+
+def combine(terms: Terms, n_rows: int, size: int) -> Terms:
+    """Merge equal (row, basis index) terms, drop zero coefficients; sorted by row, then index."""
+    rows, idx, coef = terms
+    key = rows * size + idx
+    uniq, inv = np.unique(key, return_inverse=True)
+    total = np.bincount(inv.reshape(-1), weights=coef, minlength=len(uniq)).astype(np.int64)
+    keep = total != 0
+    uniq, total = uniq[keep], total[keep]
+    return uniq // size, uniq % size, total
+
+
+def check_certificates(network: Network, basis: list[PathBlock], targets: list[PathBlock], terms: Terms) -> None:
+    """Vector addition, all at once: for every target path, sum of coef x basis path == the path.
+
+    ``targets`` are the discarded paths in row order (concatenated); raises
+    ``CertificateMismatchError`` naming the first path whose certificate does not sum to it.
+    """
+    rows, idx, coef = terms
+    bptr, bw = flatten_blocks(network, basis)
+    tptr, tw = flatten_blocks(network, targets)
+    lens = bptr[idx + 1] - bptr[idx]
+    m = network.m
+    key = np.concatenate([np.repeat(rows, lens) * m + bw[_gather(bptr, idx)], np.repeat(np.arange(len(tptr) - 1), np.diff(tptr)) * m + tw])
+    val = np.concatenate([np.repeat(coef, lens), -np.ones(len(tw), dtype=np.int64)])
+    uniq, inv = np.unique(key, return_inverse=True)
+    total = np.bincount(inv.reshape(-1), weights=val, minlength=len(uniq))
+    bad = np.flatnonzero(total != 0)
+    if len(bad):
+        row = int(uniq[bad[0]] // m)
+        raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")
