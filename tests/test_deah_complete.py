@@ -1,0 +1,133 @@
+"""deah-complete: certified with 0 repairs on random networks, every certificate re-summed here.
+
+The checks are the tests' own: ``assert_basis`` (own weight numbering, own rank mod p) for the
+basis, and a sum of path vectors in that numbering for every certificate.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from basispath_graph.network import Network, paths_to_json
+from basispath_graph.presets import preset_network
+from basispath_graph.solve import solve
+
+from .oracle import Oracle
+from .strategies import assert_basis, edge_vectors, networks
+
+
+def _vector(network: Network, layers, indices) -> Counter:
+    (ids,) = edge_vectors(network, [list(zip(layers, indices))])
+    return Counter(ids)
+
+
+def assert_certificates_sum(result) -> None:
+    """Every discarded path equals the signed sum of the basis paths its certificate names."""
+    net = result.network
+    basis = [tuple(map(tuple, p)) for p in paths_to_json(result.basis)]
+    vectors = [Counter(v) for v in edge_vectors(net, basis)]
+    for d in result.discarded:
+        assert d.certificate, f"no certificate for {d.layers} {d.indices}"
+        total: Counter = Counter()
+        for k, coef in d.certificate:
+            for w, c in vectors[k].items():
+                total[w] += coef * c
+        assert {w: c for w, c in total.items() if c} == dict(_vector(net, d.layers, d.indices))
+
+
+def solve_complete(net: Network, seed: int = 0):
+    return solve(net, "deah-complete", seed, repair=False)
+
+
+@given(networks(max_layers=7, max_width=5), st.integers(0, 5))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+def test_random_networks_are_certified_without_repair(net, seed):
+    r = solve_complete(net, seed)
+    assert r.repairs_needed == 0 and r.repairs == []
+    assert r.certified, r.verdict.defect
+    assert_basis(net, paths_to_json(r.basis))
+    assert_certificates_sum(r)
+
+
+@given(networks(max_layers=5, max_width=3, max_weights=120))
+@settings(max_examples=40, deadline=None, derandomize=True)
+def test_kept_paths_come_from_the_substructure_bases_and_match_brute_force_rank(net):
+    r = solve_complete(net)
+    candidates = {
+        tuple(map(tuple, p)) for idx in r.deah.step1.selected for p in paths_to_json([r.deah.bases[idx]])
+    }
+    kept = [tuple(map(tuple, p)) for p in paths_to_json(r.basis)]
+    assert set(kept) <= candidates
+    oracle = Oracle(net.widths, net.pairs)
+    assert oracle.rank(kept) == len(kept) == oracle.rank(oracle.paths)
+
+
+def test_every_hop_rule_discard_names_its_owner_path_with_coefficient_one():
+    # resnet-style-like: three skips, each an ear; the rule's partner is in the certificate.
+    net = Network.build([3, 4, 2, 4, 3, 2], [(0, 2), (1, 3), (3, 5)])
+    r = solve_complete(net)
+    assert set(r.deah.step3.rules.values()) == {"p0", "ear"}
+    assert r.certified and r.discarded
+    starts, base = {}, 0
+    for idx, block in zip(r.basis_substructures, r.basis):
+        starts[idx] = base
+        base += len(block)
+    alive_rows = {idx: list(r.deah.step3.alive[idx].nonzero()[0]) for idx in r.deah.step3.order}
+    for d in r.discarded:
+        assert d.reason.step in ("prefix", "suffix")
+        block = r.deah.bases[d.substructure]
+        (hop,) = d.reason.shared_pairs
+        j = block.layers.index(hop[0])
+        partner = next(
+            row for row in alive_rows[d.substructure]
+            if tuple(block.nodes[row, j : j + 2]) == (d.indices[j], d.indices[j + 1])
+        )
+        index = starts[d.substructure] + alive_rows[d.substructure].index(partner)
+        assert (index, 1) in d.certificate
+        # the rule's name says where the two paths differ
+        same_prefix = tuple(block.nodes[partner, : j + 1]) == d.indices[: j + 1]
+        assert d.reason.step == ("suffix" if same_prefix else "prefix")
+
+
+@pytest.mark.parametrize(
+    "name, depth, width, rules",
+    [
+        ("densenet", 6, 3, {"p0", "ear"}),
+        ("unet", 8, 3, {"p0", "ear"}),
+        ("resnet", 6, 3, {"p0", "ear", "multi", "alpha"}),
+        ("resnet", 8, 2, {"p0", "elimination"}),
+    ],
+)
+def test_presets_certified_without_repair_and_rules_used(name, depth, width, rules):
+    net = preset_network(name, depth, width)
+    r = solve_complete(net)
+    assert set(r.deah.step3.rules.values()) == rules
+    assert r.certified and r.repairs_needed == 0
+    assert_basis(net, paths_to_json(r.basis))
+    assert_certificates_sum(r)
+
+
+def test_a_selection_without_an_ear_order_uses_the_alpha_and_multi_rules():
+    # Found by the fidelity sweep: after p_0 and (0, 1, 7) every selected substructure brings
+    # two or more new layer pairs.
+    net = Network.build(
+        [3, 2, 1, 4, 2, 4, 2, 4],
+        [(0, 2), (0, 3), (0, 4), (1, 3), (1, 5), (1, 7), (2, 4), (2, 5), (2, 6), (3, 5), (4, 7), (5, 7)],
+    )
+    r = solve_complete(net)
+    used = Counter(r.deah.step3.rules.values())
+    assert used["ear"] < len(r.deah.step1.selected) - 1
+    assert r.certified and r.repairs_needed == 0
+    assert_certificates_sum(r)
+
+
+def test_same_selection_and_bases_as_deah():
+    net = preset_network("densenet", 5, 3)
+    a, b = solve(net, "deah", 0), solve_complete(net)
+    assert a.deah.step1.selected == b.deah.step1.selected
+    for idx in a.deah.step1.selected:
+        assert (a.deah.bases[idx].nodes == b.deah.bases[idx].nodes).all()
