@@ -69,3 +69,10 @@ lint-cypher: $(CYPHER_LINT_STAMP)
 # on 2 cores; writes bench/results.md and bench/results.json. Quick check: bench/run.py --quick.
 bench: $(INSTALL_STAMP)
 	$(BIN)/python bench/run.py
+
+# Faithful DEAH vs deah-complete on 10,000 random networks plus every preset (about 15 minutes
+# on 2 cores); writes bench/fidelity.md. Exit 1 if deah-complete needs a repair anywhere.
+.PHONY: fidelity
+FIDELITY_N ?= 10000
+fidelity: $(INSTALL_STAMP)
+	$(BIN)/python bench/fidelity.py $(FIDELITY_N) --jobs 2 --out bench/fidelity.md
