@@ -29,17 +29,17 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
-from ..verify import IncrementalBasis
+from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
 from .step3_sdvchain import Discard, Step3Result
 
-__all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "ear_order", "run_step3_complete"]
+__all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "LayerDebt", "ear_order", "run_step3_complete"]
 
 
 # Discard.step values of deah-complete: the hop rule ("prefix": differs from the kept path owning
 # the same new-hop weight before that hop; "suffix": after it), a substructure with no new hop,
 # one whose new hops are separate runs, and the exact-elimination fallback.
-COMPLETE_STEPS = ("prefix", "suffix", "no-new-hop", "multi-hop", "elimination")
+COMPLETE_STEPS = ("prefix", "suffix", "local")
 
 
 @dataclass
@@ -49,16 +49,13 @@ class CompleteStep3(Step3Result):
 
     order: list[int] = field(default_factory=list)  # processing order of the selected substructures, p_0 first
     new_hops: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # idx -> hops new at its turn
-    rules: dict[int, str] = field(default_factory=dict)  # idx -> "p0", "ear", "alpha", "multi" or "elimination"
+    rules: dict[int, str] = field(default_factory=dict)  # idx -> "p0", "ear" or "local"
 
     @property
     def ear_orderable(self) -> bool:
         """Every substructure is an ear: the local certificates of ``PathExpander`` apply."""
         return all(r in ("p0", "ear") for r in self.rules.values())
 
-    @property
-    def eliminated(self) -> list[int]:
-        return [idx for idx in self.order if self.rules[idx] == "elimination"]
 
     def rule_counts(self) -> dict[str, int]:
         return dict(Counter(d.step for d in self.discards))
@@ -68,43 +65,25 @@ def _hops(layers) -> list[tuple[int, int]]:
     return list(zip(layers, layers[1:]))
 
 
-def _adjacent(hops) -> bool:
-    """Do two of these hops meet at a layer (a run of new hops through an internal layer)?"""
-    ends = [a for a, _ in hops] + [b for _, b in hops]
-    return len(set(ends)) < len(ends)
-
-
-def ear_order(step1: Step1Result) -> tuple[list[int], dict[int, list[tuple[int, int]]], dict[int, str]]:
-    """Order the selected substructures and give each its rule (module docstring).
-
-    Returns (order, new hops per substructure, rule per substructure). Preference at each step:
-    exactly one new hop ("ear"); no new hop ("alpha": it keeps one path); several new hops none
-    of which meet ("multi", fewest first); otherwise "elimination", and from the first
-    elimination on every substructure also goes through exact elimination.
-    """
+def ear_order(step1: Step1Result) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
+    """p_0, then repeatedly the earliest substructure bringing exactly one new hop; when none
+    does, one bringing none, else the one bringing the fewest. Returns (order, new hops each)."""
     p0 = step1.selected[0]
     covered = set(_hops(step1.paths[p0].layers))
-    order, news_of, rule_of = [p0], {p0: []}, {p0: "p0"}
+    order, news_of = [p0], {p0: []}
     rest = list(step1.selected[1:])
-    exact = False
     while rest:
         news = {idx: [h for h in _hops(step1.paths[idx].layers) if h not in covered] for idx in rest}
         pick = next((idx for idx in rest if len(news[idx]) == 1), None)
-        rule = "ear"
         if pick is None:
-            pick, rule = next((idx for idx in rest if not news[idx]), None), "alpha"
+            pick = next((idx for idx in rest if not news[idx]), None)
         if pick is None:
-            multi = [idx for idx in rest if not _adjacent(news[idx])]
-            if multi:
-                pick, rule = min(multi, key=lambda idx: len(news[idx])), "multi"
-            else:
-                pick, rule = min(rest, key=lambda idx: len(news[idx])), "elimination"
-        exact = exact or rule == "elimination"
-        news_of[pick], rule_of[pick] = news[pick], ("elimination" if exact else rule)
+            pick = min(rest, key=lambda idx: len(news[idx]))
+        news_of[pick] = news[pick]
         covered.update(news[pick])
         order.append(pick)
         rest.remove(pick)
-    return order, news_of, rule_of
+    return order, news_of
 
 
 class Chains:
@@ -191,59 +170,118 @@ def _discards(network: Network, idx: int, block: PathBlock, rows, step: str) -> 
     return [Discard(idx, r, step, 0, (idx, idx), (), (), (), tuple(w), ()) for r, w in zip(list(rows), wids)]
 
 
+@dataclass
+class LayerDebt:
+    """New hops through an old layer c: on the kept paths, at every neuron z of c, the flow in
+    over the hops ``into`` equals the flow out over ``out_of`` (phi_z = 0), while the network
+    has flows with phi_z != 0; so w_c directions are still owed.
+
+    A later substructure whose hop into c is in ``into`` xor its hop out of c is in ``out_of``
+    either extends the debt (the other hop is one of its new hops: phi_z plus that hop's flow
+    still vanishes on everything kept) or pays it (phi_z joins its witness coordinates).
+    """
+
+    layer: int
+    into: set
+    out_of: set
+
+
+def _runs_debts(news: list[tuple[int, int]]) -> list[LayerDebt]:
+    ends = {a: (a, b) for a, b in news}
+    return [LayerDebt(b, {(a, b)}, {ends[b]}) for a, b in news if b in ends]
+
+
+def _settle(debts: list[LayerDebt], layers: tuple[int, ...], news) -> list[tuple[LayerDebt, int, int]]:
+    """Extend or pay each open debt for a substructure visiting ``layers``; returns the paid ones
+    as (debt, column of layer c, sign of phi_z on its paths) and drops them from ``debts``."""
+    paid = []
+    for debt in list(debts):
+        if debt.layer not in layers[1:-1]:
+            continue
+        k = layers.index(debt.layer)
+        h_in, h_out = (layers[k - 1], debt.layer), (debt.layer, layers[k + 1])
+        sign = (h_in in debt.into) - (h_out in debt.out_of)
+        if sign == 0:
+            continue
+        other = h_out if sign > 0 else h_in
+        if other in news:
+            (debt.out_of if sign > 0 else debt.into).add(other)
+        else:
+            paid.append((debt, k, sign))
+            debts.remove(debt)
+    return paid
+
+
+class _Witness:
+    """Coordinates of the local system of one substructure: its new weights, phi_z of the debts
+    it pays, and one alpha-level functional (constant over its paths)."""
+
+    def __init__(self, network: Network, block: PathBlock, news, debts):
+        self.network, self.block = network, block
+        hops = _hops(block.layers)
+        self.new_cols = [k for k, h in enumerate(hops) if h in set(news)]
+        self.debts = debts  # (debt, column of layer c in block, sign: +1 in via h_in, -1 out via h_out)
+        self.base = network.m
+
+    def vectors(self) -> list[dict[int, int]]:
+        wids = self.network.weight_ids(self.block)[:, self.new_cols].tolist()
+        cols = []
+        offset = self.base
+        for debt, col, sign in self.debts:
+            cols.append((offset, self.block.nodes[:, col].tolist(), sign))
+            offset += self.network.widths[debt.layer]
+        alpha = offset
+        out = []
+        for r, w in enumerate(wids):
+            v = dict.fromkeys(w, 1)
+            for start, zs, sign in cols:
+                v[start + zs[r]] = sign
+            v[alpha] = 1
+            out.append(v)
+        return out
+
+
 def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, PathBlock], rule: ChoiceRule) -> CompleteStep3:
     """Decide every path of every B_r: kept by its substructure's rule, or discarded with a reason.
 
-    Certificates are computed afterwards (``PathExpander`` when every rule is "ear"), over the
-    kept set in ``order``.
+    "ear": exactly one new hop and no open debt touched: keep X_r(f) for its weights (no solve).
+    "local": keep a maximal set of B_r independent on the witness coordinates (``_Witness``);
+    every witness vanishes on all earlier kept paths, so what is kept is independent of them.
+    Certificates are computed afterwards, over the kept set in ``order``.
     """
-    order, news_of, rule_of = ear_order(step1)
+    order, news_of = ear_order(step1)
     chains = Chains(network, rule)
     alive: dict[int, np.ndarray] = {}
+    rules: dict[int, str] = {}
     discards: list[Discard] = []
-    span = None  # exact elimination, built only once a substructure needs it
+    debts: list[LayerDebt] = []
     for idx in order:
-        block, news, how = bases[idx], news_of[idx], rule_of[idx]
-        keep = np.zeros(len(block), dtype=bool)
-        if how == "p0":
-            keep[:] = True
-        elif how == "alpha":
-            # alpha_r is independent of the earlier alphas (Step 1), so a functional of hop totals
-            # vanishes on every earlier kept path and not on any path of B_r: one path is new.
-            keep[0] = True
-        else:
-            candidates = np.zeros(len(block), dtype=bool)
-            for hop in news:
-                candidates |= _owner_rows(block, hop, chains)[1]
-            if how == "ear":
-                keep = candidates
-            else:
-                # Keep the candidates independent on the new weights alone (a local system: the
-                # earlier kept paths are zero there).
-                local = IncrementalBasis()
-                cols = [k for k, h in enumerate(_hops(block.layers)) if h in set(news)]
-                wids = network.weight_ids(block)[:, cols]
-                for r in np.flatnonzero(candidates).tolist() + np.flatnonzero(~candidates).tolist():
-                    keep[r] = local.add(wids[r])
-        if how == "elimination":
-            if span is None:
-                span = IncrementalBasis(network)
-                for done in order[: order.index(idx)]:
-                    for w in network.weight_ids(bases[done].take(np.flatnonzero(alive[done]))):
-                        span.add(w)
-            wids = network.weight_ids(block)
-            for r in np.flatnonzero(keep).tolist():
-                span.add(wids[r])
-            rest = np.flatnonzero(~keep)
-            keep[rest] = [span.add(wids[r]) for r in rest.tolist()]
-        elif span is not None:
-            for w in network.weight_ids(block.take(np.flatnonzero(keep))):
-                span.add(w)
-        alive[idx] = keep
-        if how == "ear":
-            j = block.layers.index(news[0][0])
+        block, news = bases[idx], news_of[idx]
+        paying = _settle(debts, block.layers, set(news))
+        if idx == order[0]:
+            rules[idx], keep = "p0", np.ones(len(block), dtype=bool)
+        elif len(news) == 1 and not paying:
+            rules[idx] = "ear"
+            j, keep = _owner_rows(block, news[0], chains)
+            expected = network.widths[news[0][0]] * network.widths[news[0][1]]
+            if int(keep.sum()) != expected:  # Subroutine's output always has them; say so if not
+                raise AssertionError(f"{block.layers}: {int(keep.sum())} owner rows for {news[0]}, expected {expected}")
             discards.extend(_hop_discards(network, idx, block, news[0], j, keep))
-        elif how != "p0":
-            step = {"alpha": "no-new-hop", "multi": "multi-hop"}.get(how, "elimination")
-            discards.extend(_discards(network, idx, block, np.flatnonzero(~keep).tolist(), step))
-    return CompleteStep3([], [], alive, discards, 0, order, news_of, rule_of)
+        else:
+            rules[idx] = "local"
+            # X_r(f) rows of the new hops first (they carry the new weights), then the rest.
+            first = np.zeros(len(block), dtype=bool)
+            for hop in news:
+                first |= _owner_rows(block, hop, chains)[1]
+            vectors = _Witness(network, block, news, paying).vectors()
+            system = ModPElimination()
+            keep = np.zeros(len(block), dtype=bool)
+            for r in np.flatnonzero(first).tolist() + np.flatnonzero(~first).tolist():
+                residual = system.reduce_vector(vectors[r])
+                if residual:
+                    system.insert_residual(residual)
+                    keep[r] = True
+            discards.extend(_discards(network, idx, block, np.flatnonzero(~keep).tolist(), "local"))
+        debts += _runs_debts(news)
+        alive[idx] = keep
+    return CompleteStep3([], [], alive, discards, 0, order, news_of, rules)

@@ -68,8 +68,12 @@ class ModPElimination:
 
     def reduce(self, row: Iterable[int]) -> dict[int, int]:
         """Residual of a 0/1 row after elimination; ``{}`` iff the row is in the span mod p."""
+        return self.reduce_vector(dict.fromkeys(row, 1))
+
+    def reduce_vector(self, v: dict[int, int]) -> dict[int, int]:
+        """Residual of a sparse integer vector {coordinate: value} (consumed) modulo p."""
         p, piv = self.p, self.pivots
-        v = dict.fromkeys(row, 1)
+        v = {k: c % p for k, c in v.items() if c % p}
         while v:
             e = max(v)
             pr = piv.get(e)
