@@ -102,7 +102,16 @@ class LocalCertificates:
         nodes = np.asarray(nodes, dtype=np.int64)
         if len(nodes) == 0:
             return _empty()
-        uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
+        widths = [self.network.widths[l] for l in layers]
+        if float(np.prod(widths, dtype=np.float64)) < 2.0**62:
+            # Rows as mixed-radix integers: a 1-D unique is far cheaper than unique(axis=0).
+            key = np.zeros(len(nodes), dtype=np.int64)
+            for k, w in enumerate(widths):
+                key = key * w + nodes[:, k]
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            uniq = nodes[first]
+        else:
+            uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         rows, idx, coef = self._expand_unique(tuple(layers), uniq)
         if len(uniq) == len(nodes):  # all distinct: unique row k is original row original[k]
