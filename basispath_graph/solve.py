@@ -213,6 +213,9 @@ def solve(
     return result
 
 
+CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
+
+
 def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: list[DiscardedPath]) -> None:
     """deah-complete's certificates (recursion on hop owners, in numpy batches per substructure),
     all checked by vector addition before they are attached."""
@@ -223,11 +226,13 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     parts, targets, order = [], [], []
     for idx, ks in by_sub.items():
         block = deah.bases[idx]
-        nodes = np.array([discarded[k].indices for k in ks], dtype=np.int64)
-        r, i, c = local.expand(block.layers, nodes)
-        parts.append((r + len(order), i, c))
-        targets.append(PathBlock(block.layers, nodes))
-        order.extend(ks)
+        for lo in range(0, len(ks), CERTIFICATE_BATCH):  # bounded memory per batch
+            chunk = ks[lo : lo + CERTIFICATE_BATCH]
+            nodes = np.array([discarded[k].indices for k in chunk], dtype=np.int64)
+            r, i, c = local.expand(block.layers, nodes)
+            parts.append((r + len(order), i, c))
+            targets.append(PathBlock(block.layers, nodes))
+            order.extend(chunk)
     rows, idx, coef = combine(tuple(np.concatenate([p[j] for p in parts]) for j in range(3)), len(order), local.size)
     check_certificates(network, basis, targets, (rows, idx, coef))
     bounds = np.searchsorted(rows, np.arange(len(order) + 1))

@@ -113,7 +113,8 @@ class LocalCertificates:
         else:
             uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
-        rows, idx, coef = self._expand_unique(tuple(layers), uniq)
+        # Merge terms here: most of the recursion's terms cancel, and keeping them costs memory.
+        rows, idx, coef = combine(self._expand_unique(tuple(layers), uniq), len(uniq), self.size)
         if len(uniq) == len(nodes):  # all distinct: unique row k is original row original[k]
             original = np.empty(len(nodes), dtype=np.int64)
             original[inverse] = np.arange(len(nodes), dtype=np.int64)
