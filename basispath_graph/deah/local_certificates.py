@@ -96,6 +96,30 @@ class LocalCertificates:
                 "out": chains.forward(route[j + 1 :], np.arange(w[b])),
             }
         self.size = base
+        self._walks: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
+        """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's
+        direct walk from u; "suf": p_0's predecessor walk to v + out_r(v)) for each key neuron.
+        They depend on the neuron only, so each hop's are expanded once and reused."""
+        cached = self._walks.get((side, hop))
+        if cached is None:
+            a, b = hop
+            h = self.hop[hop]
+            if side == "pre":
+                layers = h["pre"] + self.mlp[a + 1 :]
+                nodes = np.concatenate([h["in"], self.out0[a][:, 1:]], axis=1)
+            else:
+                layers = self.mlp[:b] + h["suf"]
+                nodes = np.concatenate([self.in0[b][:, :-1], h["out"]], axis=1)
+            rows, idx, coef = self.expand(layers, nodes)
+            order = np.argsort(rows, kind="stable")
+            ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=len(nodes)), out=ptr[1:])
+            cached = self._walks[(side, hop)] = (ptr, idx[order], coef[order])
+        ptr, idx, coef = cached
+        take = _gather(ptr, keys)
+        return np.repeat(np.arange(len(keys), dtype=np.int64), ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
 
     def expand(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
         """Certificates of the paths ``nodes`` (rows) along ``layers``: (row, basis index, coef)."""
@@ -147,18 +171,20 @@ class LocalCertificates:
         if len(differ):
             tail = self.out0[a][u[differ]][:, 1:]
             tail_layers = self.mlp[a + 1 :]
-            for sign, lay, head in ((1, lam[: i + 1], N[differ, : i + 1]), (-1, h["pre"], pre_r[differ])):
-                r, k, c = self.expand(lay + tail_layers, np.concatenate([head, tail], axis=1))
-                parts.append((differ[r], k, sign * c))
+            r, k, c = self.expand(lam[: i + 1] + tail_layers, np.concatenate([N[differ, : i + 1], tail], axis=1))
+            parts.append((differ[r], k, c))
+            r, k, c = self._walk_terms("pre", (a, b), u[differ])
+            parts.append((differ[r], k, -c))
         # Suffix difference, completed by p_0's predecessor walk to v.
         suf_r = h["out"][v]
         differ = ar if lam[i + 1 :] != h["suf"] else np.flatnonzero(np.any(N[:, i + 1 :] != suf_r, axis=1))
         if len(differ):
             head = self.in0[b][v[differ]][:, :-1]
             head_layers = self.mlp[:b]
-            for sign, lay, tail in ((1, lam[i + 1 :], N[differ, i + 1 :]), (-1, h["suf"], suf_r[differ])):
-                r, k, c = self.expand(head_layers + lay, np.concatenate([head, tail], axis=1))
-                parts.append((differ[r], k, sign * c))
+            r, k, c = self.expand(head_layers + lam[i + 1 :], np.concatenate([head, N[differ, i + 1 :]], axis=1))
+            parts.append((differ[r], k, c))
+            r, k, c = self._walk_terms("suf", (a, b), v[differ])
+            parts.append((differ[r], k, -c))
         return _concat(parts)
 
 
