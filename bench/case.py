@@ -1,16 +1,19 @@
 """One benchmark case, run in its own process by bench/run.py (so a slow or memory-hungry case
 cannot take the suite down: the parent kills it at its timeout).
 
-Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR] [--store-engine deah]
+Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR] [--store-engine deah|deah-complete|skeleton]
 
 NAME is ``<family>-<depth>x<width>`` with family dense / deep (both DenseNet-style), resnet, mlp,
 unet (a preset of basispath_graph.presets). KIND is one of:
 
 skeleton      solve(engine="skeleton"): materialise time, basis paths / s, certification time
 deah          solve(engine="deah"): seconds per step, certified?, repairs
+deah-complete solve(engine="deah-complete"): the same, plus repairs needed (must be 0), the Step 3
+              rule per substructure (p0 / ear / local), discards and the largest certificate
 step1         DEAH Step 1 alone (run_step1 with its defaults)
 certify       exact certification (verify.certify) of the skeleton basis, timed alone
-store         execute_run into a fresh embedded LadybugDB store in --store-dir (must not exist)
+store         execute_run (engine --store-engine, default deah) into a fresh embedded LadybugDB
+              store in --store-dir (must not exist)
 baseline      greedy exact elimination (IncrementalBasis) over the union of the substructure
               bases B_r (run_step1 + subroutine for every selected substructure)
 baseline-all  the same greedy elimination over ALL paths of the network (small networks only),
@@ -32,6 +35,7 @@ import resource
 import sys
 import time
 import traceback
+from collections import Counter
 
 import numpy as np
 
@@ -136,6 +140,37 @@ def case_deah(net) -> dict:
         "discarded": len(r.discarded),
         "substructures_selected": len(s1.selected),
         "discards_sdvchain": len(r.deah.step3.discards),
+    }
+
+
+def case_deah_complete(net) -> dict:
+    from basispath_graph.deah.step1_substructures import TooManySubstructures
+    from basispath_graph.solve import solve
+
+    t0 = time.perf_counter()
+    try:
+        r = solve(net, "deah-complete", 0, on_stage=Stages())
+    except TooManySubstructures as exc:
+        return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t0}
+    total = time.perf_counter() - t0
+    s1, s3 = r.deah.step1, r.deah.step3
+    rules = Counter(s3.rules.values())
+    return {
+        "total_s": total,
+        "timings": rounded(r.timings),
+        "basis_size": r.basis_size(),
+        "certified": r.certified,
+        "raw_certified": r.raw_verdict.certified,
+        "raw_verdict": str(r.raw_verdict),
+        "repairs": len(r.repairs),
+        "repairs_needed": r.repairs_needed,
+        "discarded": len(r.discarded),
+        "substructures_selected": len(s1.selected),
+        "rules": {k: rules.get(k, 0) for k in ("p0", "ear", "local")},
+        "ear_orderable": bool(s3.ear_orderable),
+        "discards_by_step": dict(Counter(d.step for d in s3.discards)),
+        "certificates_computed": sum(bool(d.certificate) for d in r.discarded),
+        "certificate_max_size": max((len(d.certificate) for d in r.discarded), default=0),
     }
 
 
@@ -269,6 +304,9 @@ def case_store(net, store_dir: str, engine: str) -> dict:
             "rows_per_s": rows / persist if persist else None,
             "paths_per_s": paths / persist if persist else None,
             "certified": r.certified,
+            "store_engine": engine,
+            "raw_certified": r.raw_verdict.certified,
+            "repairs_needed": r.repairs_needed,
         }
     finally:
         store.close()
@@ -399,9 +437,9 @@ def case_baseline_all(net) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--net", required=True)
-    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "step1", "certify", "store", "baseline", "baseline-all"])
+    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "store", "baseline", "baseline-all"])
     ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
-    ap.add_argument("--store-engine", default="deah", choices=["deah", "skeleton"])
+    ap.add_argument("--store-engine", default="deah", choices=["deah", "deah-complete", "skeleton"])
     args = ap.parse_args()
     net = parse_net(args.net)
     emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=net.L, rss_start_mb=round(rss_mb(), 1))
@@ -410,6 +448,8 @@ def main() -> None:
             out = case_skeleton(net)
         elif args.engine == "deah":
             out = case_deah(net)
+        elif args.engine == "deah-complete":
+            out = case_deah_complete(net)
         elif args.engine == "step1":
             out = case_step1(net)
         elif args.engine == "certify":

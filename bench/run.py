@@ -2,7 +2,7 @@
 
 Usage:
     python bench/run.py                 # the full suite (about 15-20 minutes on 2 cores)
-    python bench/run.py --quick         # small sizes only, a fast check (about 1 minute)
+    python bench/run.py --quick         # small sizes only, a fast check (about 2 minutes)
     python bench/run.py --only deah/dense-8x128 [--only 'skeleton/*']
     python bench/run.py --list          # the case names
 
@@ -40,8 +40,27 @@ SWEEP_FULL = (32, 64, 128, 256)
 SWEEP_QUICK = (32, 64)
 
 
-def _c(kind: str, net: str, timeout: float) -> dict:
-    return {"name": f"{kind}/{net}", "kind": kind, "net": net, "timeout": timeout}
+STORE_ENGINES = ("deah", "deah-complete", "skeleton")  # case.py --store-engine
+DEAH_ENGINES = ("deah", "deah-complete")  # judged against the same deah targets of the issue
+
+
+def _c(kind: str, net: str, timeout: float, store_engine: str | None = None) -> dict:
+    """A case. A store case runs execute_run with ``store_engine`` (default deah); with another
+    engine its name is ``store-ENGINE/NET`` (e.g. store-deah-complete/dense-8x128)."""
+    prefix = kind if store_engine in (None, "deah") else f"{kind}-{store_engine}"
+    case = {"name": f"{prefix}/{net}", "kind": kind, "net": net, "timeout": timeout}
+    if kind == "store":
+        case["store_engine"] = store_engine or "deah"
+    return case
+
+
+def store_engine(rec: dict) -> str:
+    """The engine of a store case record (records written before there was a choice: deah)."""
+    return rec.get("store_engine") or (rec.get("result") or {}).get("store_engine") or "deah"
+
+
+def store_name(engine: str, net: str) -> str:
+    return _c("store", net, 0, engine)["name"]
 
 
 # Cheap cases first, so that if the suite budget ever runs short it is the last, heaviest cases
@@ -57,13 +76,20 @@ FULL_CASES = (
         _c("baseline-all", "dense-5x5", 60),
         _c("baseline-all", "dense-6x6", 90),
     ]
+    + [_c("deah-complete", f"dense-8x{w}", 240) for w in (32, 64, 128)]
+    + [_c("deah-complete", "deep-32x16", 120)]
     + [_c("deah", f"dense-8x{w}", 240) for w in (32, 64, 128)]
     + [
         _c("baseline", "dense-8x128", 120),
         _c("store", "dense-8x128", 240),
-        _c("deah", "resnet-32x128", 240),
-        _c("deah", "dense-8x256", 240),
+        _c("store", "dense-8x128", 240, "deah-complete"),
+        _c("deah-complete", "dense-8x256", 150),
+        _c("deah-complete", "resnet-32x128", 150),
         _c("deah", "deep-32x16", 120),
+        # Faithful deah is known to miss these two by far (> 10x the 20 s target in earlier runs);
+        # 60 s = 3x the target still proves the MISS, and keeps the suite under 20 minutes.
+        _c("deah", "resnet-32x128", 60),
+        _c("deah", "dense-8x256", 60),
     ]
 )
 
@@ -75,14 +101,17 @@ QUICK_CASES = (
         _c("step1", "deep-32x16", 60),
         _c("baseline-all", "dense-4x4", 60),
     ]
+    + [_c("deah-complete", f"dense-8x{w}", 120) for w in SWEEP_QUICK]
     + [_c("deah", f"dense-8x{w}", 120) for w in SWEEP_QUICK]
     + [
         _c("baseline", "dense-8x32", 30),
         _c("store", "dense-8x32", 120),
+        _c("store", "dense-8x32", 120, "deah-complete"),
     ]
 )
 
-DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "step1": 60, "baseline-all": 90, "deah": 240, "baseline": 120, "store": 240}
+DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "step1": 60, "baseline-all": 90, "deah": 240, "deah-complete": 240,
+                   "baseline": 120, "store": 240}
 KINDS = tuple(DEFAULT_TIMEOUT)
 
 
@@ -155,7 +184,7 @@ def run_case(case: dict, timeout: float, log, mem_cap_mb: float) -> dict:
     store_root = None
     if case["kind"] == "store":
         store_root = tempfile.mkdtemp(prefix="basispath-bench-")
-        cmd += ["--store-dir", os.path.join(store_root, "store")]
+        cmd += ["--store-dir", os.path.join(store_root, "store"), "--store-engine", case.get("store_engine", "deah")]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     events: list[dict] = []  # every JSON line, with "_at": parent clock seconds since start
     stderr_tail: deque[str] = deque(maxlen=30)
@@ -240,6 +269,7 @@ def run_case(case: dict, timeout: float, log, mem_cap_mb: float) -> dict:
         "name": case["name"],
         "kind": case["kind"],
         "net": case["net"],
+        **({"store_engine": case.get("store_engine", "deah")} if case["kind"] == "store" else {}),
         "timeout_s": timeout,
         "status": state,
         "wall_s": round(wall, 3),
@@ -329,8 +359,14 @@ def stage_text(rec: dict) -> str:
     return text
 
 
+def shortened_text(rec: dict) -> str:
+    """' (timeout shortened from N s by the suite budget)' when it was, else ''."""
+    planned = rec.get("timeout_planned_s")
+    return f" (timeout shortened from {ft(planned)} by the suite budget)" if planned and planned > rec["timeout_s"] else ""
+
+
 def timeout_text(rec: dict) -> str:
-    return f"did not finish within {ft(rec['timeout_s'])}" + stage_text(rec)
+    return f"did not finish within {ft(rec['timeout_s'])}" + shortened_text(rec) + stage_text(rec)
 
 
 def partial_write_text(rec: dict) -> str:
@@ -375,6 +411,17 @@ def details(rec: dict) -> str:
             f" {fn(r['discarded'])} discarded paths; final basis {fn(r['basis_size'])} "
             + ("certified" if r["certified"] else "NOT certified")
         )
+    if kind == "deah-complete":
+        raw = "certified" if r["raw_certified"] else "NOT certified"
+        rules = ", ".join(f"{n} {k}" for k, n in r["rules"].items())
+        steps = ", ".join(f"{n:,} {k}" for k, n in r["discards_by_step"].items()) or "none"
+        certs = (f"certificates up to {r['certificate_max_size']} paths" if r["certificates_computed"] == r["discarded"]
+                 else f"certificates for {fn(r['certificates_computed'])} of them (largest {r['certificate_max_size']} paths)")
+        return (
+            f"{r['substructures_selected']} substructures (Step 3 rules: {rules}); union {raw};"
+            f" {fn(r['repairs_needed'])} repairs needed; {fn(r['discarded'])} discarded paths ({steps}), {certs};"
+            f" final basis {fn(r['basis_size'])} " + ("certified" if r["certified"] else "NOT certified")
+        )
     if kind == "step1":
         mat = r["ps_materialised"]
         return (
@@ -389,9 +436,10 @@ def details(rec: dict) -> str:
         )
     if kind == "store":
         return (
-            f"run {fs(r['total_s'])} (persist {fs(r['persist_s'])}); wrote {fn(r['paths_written'])} paths"
+            f"{store_engine(rec)} run {fs(r['total_s'])} (persist {fs(r['persist_s'])}); wrote {fn(r['paths_written'])} paths"
             f" ({fn(r['basis_size'])} basis + {fn(r['discarded'])} discarded) + {fn(r['relationships_written'])}"
             f" relationships = {fn(r['rows_written'])} rows: {frate(r['rows_per_s'], 'rows')} during persist"
+            + (f"; {fn(r['repairs_needed'])} repairs needed" if store_engine(rec) == "deah-complete" else "")
         )
     if kind == "baseline":
         return (
@@ -442,7 +490,7 @@ def slope(xs: list[float], ys: list[float]) -> float | None:
 
 def growth(records: list[dict], widths: tuple[int, ...]) -> list[dict]:
     out = []
-    for kind in ("skeleton", "deah"):
+    for kind in ("skeleton",) + DEAH_ENGINES:
         recs = [next((r for r in records if r["name"] == f"{kind}/dense-8x{w}"), None) for w in widths]
         recs = [r for r in recs if r is not None]
         if not recs:
@@ -491,6 +539,14 @@ def growth(records: list[dict], widths: tuple[int, ...]) -> list[dict]:
 # Baseline comparison
 
 
+BASELINE_ENGINES = DEAH_ENGINES + ("skeleton",)  # compared with the baseline on its network
+
+
+def _key(engine: str) -> str:
+    """An engine name as part of a record key: deah-complete -> deah_complete (ratio_deah_complete)."""
+    return engine.replace("-", "_")
+
+
 def baseline_rows(records: list[dict]) -> list[dict]:
     rows = []
     by = {r["name"]: r for r in records}
@@ -508,13 +564,13 @@ def baseline_rows(records: list[dict]) -> list[dict]:
         if rec["kind"] != "baseline":
             continue
         net = rec["net"]
-        d, s = by.get(f"deah/{net}"), by.get(f"skeleton/{net}")
-        deah_s = case_time(d) if d else None
-        skel_s = case_time(s) if s else None
-        row = {"network": net, "deah_s": deah_s, "skeleton_s": skel_s,
-               "note": "deah / skeleton: their own cases of this run (full solve incl. certification)"}
-        if d and deah_s is None:
-            row["note"] += f"; deah case: {d['status']}"
+        engine_recs = {eng: by.get(f"{eng}/{net}") for eng in BASELINE_ENGINES}
+        engine_s = {eng: case_time(e) if e else None for eng, e in engine_recs.items()}
+        row = {"network": net, **{f"{_key(eng)}_s": t for eng, t in engine_s.items()},
+               "note": " / ".join(BASELINE_ENGINES) + ": their own cases of this run (full solve incl. certification)"}
+        for eng, e in engine_recs.items():
+            if e and engine_s[eng] is None:
+                row["note"] += f"; {eng} case: {e['status']}"
         if rec["status"] == "ok":
             r = rec["result"]
             row.update(candidates=f"{fn(r['candidates'])} from B_r", baseline_s=r["total_s"], baseline_kind="measured",
@@ -530,15 +586,14 @@ def baseline_rows(records: list[dict]) -> list[dict]:
             row.update(candidates="-", baseline_s=None, baseline_kind=rec["status"], ratio_kind=None,
                        note=details(rec))
         bs = row.get("baseline_s")
-        if d and d["status"] in ("timeout", "memory-cap") and bs and row.get("baseline_kind") == "measured":
-            row["deah_s_at_least"] = killed_at_s(d)
-            row["ratio_deah_at_most"] = bs / killed_at_s(d)
-        row["ratio_deah"] = bs / deah_s if bs and deah_s else None
-        row["ratio_skeleton"] = bs / skel_s if bs and skel_s else None
-        if row.get("baseline_lower_bound_s"):
-            lb = row["baseline_lower_bound_s"]
-            row["ratio_deah_lower_bound"] = lb / deah_s if deah_s else None
-            row["ratio_skeleton_lower_bound"] = lb / skel_s if skel_s else None
+        for eng, e in engine_recs.items():
+            k, t = _key(eng), engine_s[eng]
+            if e and e["status"] in ("timeout", "memory-cap") and bs and row.get("baseline_kind") == "measured":
+                row[f"{k}_s_at_least"] = killed_at_s(e)
+                row[f"ratio_{k}_at_most"] = bs / killed_at_s(e)
+            row[f"ratio_{k}"] = bs / t if bs and t else None
+            if row.get("baseline_lower_bound_s"):
+                row[f"ratio_{k}_lower_bound"] = row["baseline_lower_bound_s"] / t if t else None
         rows.append(row)
     return rows
 
@@ -580,10 +635,12 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
             return (f"{rec['error']}, after {fs(t)} unfinished" + stage_text(rec).split("; finished before it")[0],
                     "MISS: over the memory cap" + (f", and > {t / limit:.1f}x the time target" if limit and t > limit else ""))
         if rec["status"] == "timeout":
-            return (f"did not finish within {ft(rec['timeout_s'])}",
-                    "MISS" + (f": > {rec['timeout_s'] / limit:.0f}x the target" if limit else ""))
+            return (f"did not finish within {ft(rec['timeout_s'])}" + shortened_text(rec),
+                    "MISS" + (f": > {rec['timeout_s'] / limit:.3g}x the target" if limit else ""))
         if rec["status"] == "refused":
             return (rec["result"]["message"], "MISS: refused")
+        if rec["status"] == "skipped":  # never ran: proves nothing
+            return (rec.get("error") or "skipped", "NOT MEASURED (skipped: suite budget used up)")
         return (rec.get("error") or rec["status"], f"MISS: {rec['status']}")
 
     # skeleton throughput and time on dense-8x256
@@ -604,25 +661,6 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
         add("skeleton dense-8x256 <= 1 s", f"materialise {fs(r['timings']['engine'])}", _upper(r["timings"]["engine"], 1.0),
             f"with exact certification: {fs(r['total_s'])}")
 
-    # deah dense-8x256
-    rec = by.get("deah/dense-8x256")
-    if rec is None:
-        add("deah dense-8x256 solved and certified <= 20 s", "-", "NOT MEASURED", missing("deah/dense-8x256"))
-        add("deah dense-8x256 peak memory <= 4 GB", "-", "NOT MEASURED", missing("deah/dense-8x256"))
-    else:
-        if rec["status"] == "ok":
-            r = rec["result"]
-            v = _upper(r["total_s"], 20.0) if r["certified"] else "MISS: not certified"
-            add("deah dense-8x256 solved and certified <= 20 s", f"{fs(r['total_s'])}, " + ("certified" if r["certified"] else "NOT certified"), v)
-            add("deah dense-8x256 peak memory <= 4 GB", fmb(rec["peak_rss_mb"]), _upper(rec["peak_rss_mb"] / 1024, 4.0, "GB"))
-        else:
-            m, v = not_ok(rec, 20.0)
-            add("deah dense-8x256 solved and certified <= 20 s", m, v)
-            peak_gb = rec["peak_rss_mb"] / 1024
-            add("deah dense-8x256 peak memory <= 4 GB", f"{fmb(rec['peak_rss_mb'])} until it stopped",
-                f"MISS by {peak_gb - 4:.3g} GB (already over before it stopped)" if peak_gb > 4 else "NOT MEASURED (did not finish)",
-                "peak RSS up to the kill is a lower bound of the real peak")
-
     def single(name, target, limit, on_ok):
         """One target measured by one case: not run, finished (``on_ok(result)``), or not."""
         rec = by.get(name)
@@ -637,8 +675,30 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
         verdict = _upper(seconds, limit) if r["certified"] else "MISS: not certified"
         return f"{what}, " + ("certified" if r["certified"] else "NOT certified"), verdict
 
-    single("deah/resnet-32x128", "deah resnet-32x128 <= 20 s", 20.0,
-           lambda r: certified_within(r, r["total_s"], 20.0, fs(r["total_s"])))
+    # The deah targets of the issue, for faithful deah and for deah-complete alike.
+    for eng in DEAH_ENGINES:
+        name = f"{eng}/dense-8x256"
+        rec = by.get(name)
+        if rec is None:
+            add(f"{eng} dense-8x256 solved and certified <= 20 s", "-", "NOT MEASURED", missing(name))
+            add(f"{eng} dense-8x256 peak memory <= 4 GB", "-", "NOT MEASURED", missing(name))
+        elif rec["status"] == "ok":
+            r = rec["result"]
+            v = _upper(r["total_s"], 20.0) if r["certified"] else "MISS: not certified"
+            add(f"{eng} dense-8x256 solved and certified <= 20 s", f"{fs(r['total_s'])}, " + ("certified" if r["certified"] else "NOT certified"), v)
+            add(f"{eng} dense-8x256 peak memory <= 4 GB", fmb(rec["peak_rss_mb"]), _upper(rec["peak_rss_mb"] / 1024, 4.0, "GB"))
+        else:
+            m, v = not_ok(rec, 20.0)
+            add(f"{eng} dense-8x256 solved and certified <= 20 s", m, v)
+            if rec["status"] == "skipped" or rec["peak_rss_mb"] is None:
+                add(f"{eng} dense-8x256 peak memory <= 4 GB", "-", f"NOT MEASURED ({rec['status']})", m)
+            else:
+                peak_gb = rec["peak_rss_mb"] / 1024
+                add(f"{eng} dense-8x256 peak memory <= 4 GB", f"{fmb(rec['peak_rss_mb'])} until it stopped",
+                    f"MISS by {peak_gb - 4:.3g} GB (already over before it stopped)" if peak_gb > 4 else "NOT MEASURED (did not finish)",
+                    "peak RSS up to the kill is a lower bound of the real peak")
+        single(f"{eng}/resnet-32x128", f"{eng} resnet-32x128 <= 20 s", 20.0,
+               lambda r: certified_within(r, r["total_s"], 20.0, fs(r["total_s"])))
 
     def step1_outcome(r):
         v = _upper(r["total_s"], 10.0)
@@ -650,30 +710,34 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
     single("certify/dense-8x256", "certify the 2.36M-path dense-8x256 skeleton basis <= 20 s", 20.0,
            lambda r: certified_within(r, r["certify_s"], 20.0, f"{fs(r['certify_s'])} for {fn(r['paths'])} paths"))
 
-    rec = by.get("store/dense-8x128")
-    if rec is None:
-        add("embedded store >= 200k paths/s written (incl. relationships)", "-", "NOT MEASURED", missing("store/dense-8x128"))
-        add("embedded store: full deah run of dense-8x128 <= 2 min", "-", "NOT MEASURED", missing("store/dense-8x128"))
-    elif rec["status"] == "ok":
-        r = rec["result"]
-        add("embedded store >= 200k paths/s written (incl. relationships)",
-            f"{frate(r['rows_per_s'], 'rows')} ({fn(r['rows_written'])} rows in {fs(r['persist_s'])})", _lower(r["rows_per_s"], 2e5),
-            f"paths alone: {frate(r['paths_per_s'], 'paths')}")
-        add("embedded store: full deah run of dense-8x128 <= 2 min", fs(r["total_s"]), _upper(r["total_s"], 120.0),
-            "steps: " + ", ".join(f"{k} {fs(v)}" for k, v in r["timings"].items()))
-    else:
-        m, v = not_ok(rec, 120.0)
-        pw = partial_write(rec)
-        if pw:
-            add("embedded store >= 200k paths/s written (incl. relationships)",
-                f">= {frate(pw['rows_per_s'], 'rows')} ({fn(pw['rows'])} bulk rows completed in {fs(pw['persist_s'])} before the kill)",
-                "PASS (lower bound; persist did not finish)" if pw["rows_per_s"] >= 2e5 else "NOT MEASURED (the run did not finish;"
-                f" the lower bound {frate(pw['rows_per_s'], 'rows')} decides nothing)",
-                "all bulk rows completed before the kill, incl. discard records; " + timeout_text(rec))
+    for eng in DEAH_ENGINES:
+        name = store_name(eng, "dense-8x128")
+        rate_target = "embedded store >= 200k paths/s written (incl. relationships)" + ("" if eng == "deah" else f" ({eng} run)")
+        run_target = f"embedded store: full {eng} run of dense-8x128 <= 2 min"
+        rec = by.get(name)
+        if rec is None:
+            add(rate_target, "-", "NOT MEASURED", missing(name))
+            add(run_target, "-", "NOT MEASURED", missing(name))
+        elif rec["status"] == "ok":
+            r = rec["result"]
+            add(rate_target,
+                f"{frate(r['rows_per_s'], 'rows')} ({fn(r['rows_written'])} rows in {fs(r['persist_s'])})", _lower(r["rows_per_s"], 2e5),
+                f"paths alone: {frate(r['paths_per_s'], 'paths')}")
+            add(run_target, fs(r["total_s"]), _upper(r["total_s"], 120.0),
+                "steps: " + ", ".join(f"{k} {fs(v)}" for k, v in r["timings"].items()))
         else:
-            add("embedded store >= 200k paths/s written (incl. relationships)", m, "NOT MEASURED (the run did not finish)",
-                timeout_text(rec) if rec["status"] == "timeout" else "")
-        add("embedded store: full deah run of dense-8x128 <= 2 min", m, v)
+            m, v = not_ok(rec, 120.0)
+            pw = partial_write(rec)
+            if pw:
+                add(rate_target,
+                    f">= {frate(pw['rows_per_s'], 'rows')} ({fn(pw['rows'])} bulk rows completed in {fs(pw['persist_s'])} before the kill)",
+                    "PASS (lower bound; persist did not finish)" if pw["rows_per_s"] >= 2e5 else "NOT MEASURED (the run did not finish;"
+                    f" the lower bound {frate(pw['rows_per_s'], 'rows')} decides nothing)",
+                    "all bulk rows completed before the kill, incl. discard records; " + timeout_text(rec))
+            else:
+                add(rate_target, m, "NOT MEASURED (the run did not finish)",
+                    timeout_text(rec) if rec["status"] == "timeout" else "")
+            add(run_target, m, v)
 
     for g in grow:
         note = f"{len(g['points'])} points: " + ", ".join(f"m={fn(p['m'])}" for p in g["points"])
@@ -702,21 +766,22 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
             verdict(ms, "work_rss_slope_at_least"), note + bound_note("work_rss_slope_at_least", "memory (above start)"))
 
     row = next((b for b in base if b["network"] == "dense-8x128"), None)
-    for eng in ("deah", "skeleton"):
+    for eng in BASELINE_ENGINES:
         tname = f"baseline / {eng} >= 100x on dense-8x128"
         if row is None:
             add(tname, "-", "NOT MEASURED", missing("baseline/dense-8x128"))
             continue
-        ratio = row.get(f"ratio_{eng}")
-        lb = row.get(f"ratio_{eng}_lower_bound")
-        ub = row.get(f"ratio_{eng}_at_most")
+        k = _key(eng)
+        ratio = row.get(f"ratio_{k}")
+        lb = row.get(f"ratio_{k}_lower_bound")
+        ub = row.get(f"ratio_{k}_at_most")
         if ratio is None and ub is not None:
-            add(tname, f"<= {ub:.2f}x (baseline {fs(row['baseline_s'])} measured; {eng} did not finish, ran {fs(row[f'{eng}_s_at_least'])})",
+            add(tname, f"<= {ub:.2f}x (baseline {fs(row['baseline_s'])} measured; {eng} did not finish, ran {fs(row[f'{k}_s_at_least'])})",
                 f"MISS: at most {ub:.2f}x < 100x" if ub < 100 else "NOT MEASURED",
                 f"the {eng} case was killed, so its time is at least what it ran; the ratio is an upper bound")
             continue
         if ratio is None:
-            add(tname, "-", "NOT MEASURED", row["note"])
+            add(tname, "-", "NOT MEASURED", missing(f"{eng}/dense-8x128") if by.get(f"{eng}/dense-8x128") is None else row["note"])
             continue
         kind = row["ratio_kind"]
         measured = f"{ratio:.1f}x" + (" (LINEAR EXTRAPOLATION)" if kind == "extrapolated" else "")
@@ -726,7 +791,49 @@ def targets(records: list[dict], grow: list[dict], base: list[dict]) -> list[dic
             v = "PASS" if ratio >= 100 else f"MISS: {ratio:.1f}x < 100x"
         else:
             v = "PASS (extrapolated)" if ratio >= 100 else f"MISS (extrapolated {ratio:.1f}x < 100x)"
-        add(tname, measured, v, f"baseline {fs(row['baseline_s'])} ({row['baseline_kind']}), {eng} {fs(row[f'{eng}_s'])}")
+        add(tname, measured, v, f"baseline {fs(row['baseline_s'])} ({row['baseline_kind']}), {eng} {fs(row.get(f'{k}_s'))}")
+
+    # deah-complete against faithful deah, where both finished on the same network
+    compared, left_out = 0, []
+    for w in SWEEP_FULL:
+        net = f"dense-8x{w}"
+        d, c = by.get(f"deah/{net}"), by.get(f"deah-complete/{net}")
+        if d is None and c is None:
+            continue
+        if d is None or c is None or d["status"] != "ok" or c["status"] != "ok":
+            left_out.append(f"{net} (" + ", ".join(f"{e}: {x['status'] if x else 'not run'}" for e, x in (("deah", d), ("deah-complete", c))) + ")")
+            continue
+        ct, dt = c["result"]["total_s"], d["result"]["total_s"]
+        ratio = ct / dt
+        compared += 1
+        add(f"deah-complete within 2x of faithful deah's time on {net}", f"{ratio:.2f}x ({fs(ct)} vs {fs(dt)})",
+            "PASS" if ratio <= 2.0 else f"MISS: {ratio:.2f}x > 2x",
+            "deah-complete total / deah total, both full solves incl. certification and certificates")
+    if left_out:
+        note = "not compared (both must finish): " + "; ".join(left_out)
+        if compared:
+            out[-1]["note"] += "; " + note
+        else:
+            add("deah-complete within 2x of faithful deah's time", "-", "NOT MEASURED", note)
+    elif not compared:
+        add("deah-complete within 2x of faithful deah's time", "-", "NOT MEASURED", "no dense-8xW case of either engine ran")
+
+    # deah-complete needs no repair: on every case that ran it (solve and store)
+    complete_recs = [r for r in records if r["kind"] == "deah-complete"
+                     or (r["kind"] == "store" and store_engine(r) == "deah-complete")]
+    for rec in complete_recs:
+        tname = f"deah-complete: 0 repairs ({rec['name']})"
+        if rec["status"] != "ok":
+            add(tname, details(rec) if rec["status"] == "skipped" else not_ok(rec)[0],
+                f"NOT MEASURED ({rec['status']})", "the case did not finish, so whether its union needed repair is unknown")
+            continue
+        r = rec["result"]
+        n = r.get("repairs_needed")
+        extra = "; union certified without repair" if r.get("raw_certified") else ""
+        add(tname, f"{fn(n)} repairs needed{extra}", "NOT MEASURED" if n is None else ("PASS" if n == 0 else f"MISS: {n:,} repairs needed"),
+            "final basis " + ("certified" if r.get("certified") else "NOT certified"))
+    if not complete_recs:
+        add("deah-complete: 0 repairs", "-", "NOT MEASURED", "no deah-complete case ran")
     return out
 
 
@@ -751,7 +858,7 @@ def report(records, grow, base, targs, meta) -> str:
                      (f"> {ft(r['timeout_s'])}" if r["status"] == "timeout" else "-"), fmb(r["peak_rss_mb"]), details(r)])
     L.append(md_table(["case", "m", "status", "time", "peak RSS", "details"], rows))
 
-    deah = [r for r in records if r["kind"] == "deah"]
+    deah = [r for r in records if r["kind"] in DEAH_ENGINES]
     if deah:
         L += ["", "## DEAH per step (seconds)", ""]
         names = ["step1", "step2", "step3", "certify", "repair", "certificates"]
@@ -762,7 +869,7 @@ def report(records, grow, base, targs, meta) -> str:
                 cells = [fs(t.get(n)) if n in t else "-" for n in names]
                 res = r["result"]
                 tail = [fs(res["total_s"]), fmb(r["peak_rss_mb"]), "yes" if res["certified"] else "NO",
-                        "yes" if res["raw_certified"] else "no", fn(res["repairs"])]
+                        "yes" if res["raw_certified"] else "no", fn(res["repairs_needed"] if r["kind"] == "deah-complete" else res["repairs"])]
             else:
                 got: dict[str, tuple[float, bool]] = {}
                 for s in r["stages"]:
@@ -777,10 +884,12 @@ def report(records, grow, base, targs, meta) -> str:
                         cells.append(f"> {fs(sec)} (killed)" if running else fs(sec))
                 label = {"timeout": f"> {ft(r['timeout_s'])} (timeout)", "refused": "refused"}.get(r["status"], r["status"])
                 tail = [label, fmb(r["peak_rss_mb"]), "-", "-", "-"]
-            rows.append([r["net"], fn(r["network"].get("m"))] + cells + tail)
-        L.append(md_table(["network", "m"] + names + ["total", "peak RSS", "certified", "raw DEAH certified", "repairs"], rows))
+            rows.append([r["kind"], r["net"], fn(r["network"].get("m"))] + cells + tail)
+        L.append(md_table(["engine", "network", "m"] + names + ["total", "peak RSS", "certified", "raw DEAH certified", "repairs"], rows))
         L.append("")
-        L.append("certify is summed over both certifications (raw union, then the repaired basis). For a killed case the"
+        L.append("certify is summed over both certifications (raw union, then the repaired basis). deah-complete has no"
+                 " repair stage: its union is certified once, and 'repairs' is the number the repair would make (must be 0)."
+                 " For a killed case the"
                  " step times come from the stage starts the case reported; the step it was in is marked (killed).")
 
     if grow:
@@ -805,7 +914,7 @@ def report(records, grow, base, targs, meta) -> str:
         L.append("Slopes are least-squares fits of log(y) against log(m) over the finished points (1.0 = linear); a point"
                  " killed after the last finished one bounds the slope from below (its time is at least what it ran, its"
                  " peak RSS at least the peak up to the kill). "
-                 "Time is the whole solve (skeleton: materialise + certify; deah: all steps). "
+                 "Time is the whole solve (skeleton: materialise + certify; deah, deah-complete: all steps). "
                  "'RSS above start' subtracts the process's RSS after imports and network build (interpreter + numpy).")
 
     if base:
@@ -821,16 +930,18 @@ def report(records, grow, base, targs, meta) -> str:
                 if b.get(lbk) is not None:
                     s += f", >= {b[lbk]:.1f}x measured"
                 return s
-            deah_cell = fs(b.get("deah_s")) if b.get("deah_s") is not None else (
-                f"> {fs(b['deah_s_at_least'])} (did not finish)" if b.get("deah_s_at_least") is not None else "-")
-            ratio_deah = rt(b.get("ratio_deah"), "ratio_deah_lower_bound")
-            if b.get("ratio_deah_at_most") is not None and b.get("ratio_deah") is None:
-                ratio_deah = f"< {b['ratio_deah_at_most']:.2f}x"
-            rows.append([b["network"], b.get("candidates", "-"), bt, deah_cell, fs(b.get("skeleton_s")),
-                         ratio_deah, rt(b.get("ratio_skeleton"), "ratio_skeleton_lower_bound"),
-                         b.get("note", "")])
-        L.append(md_table(["network", "candidates", "baseline time", "deah time", "skeleton time", "baseline / deah",
-                           "baseline / skeleton", "note"], rows))
+            times, ratios = [], []
+            for eng in BASELINE_ENGINES:
+                k = _key(eng)
+                times.append(fs(b.get(f"{k}_s")) if b.get(f"{k}_s") is not None else (
+                    f"> {fs(b[f'{k}_s_at_least'])} (did not finish)" if b.get(f"{k}_s_at_least") is not None else "-"))
+                ratio = rt(b.get(f"ratio_{k}"), f"ratio_{k}_lower_bound")
+                if b.get(f"ratio_{k}_at_most") is not None and b.get(f"ratio_{k}") is None:
+                    ratio = f"< {b[f'ratio_{k}_at_most']:.2f}x"
+                ratios.append(ratio)
+            rows.append([b["network"], b.get("candidates", "-"), bt] + times + ratios + [b.get("note", "")])
+        L.append(md_table(["network", "candidates", "baseline time"] + [f"{e} time" for e in BASELINE_ENGINES]
+                          + [f"baseline / {e}" for e in BASELINE_ENGINES] + ["note"], rows))
         L.append("")
         L.append("The baseline stops as soon as the rank reaches m - H. A linear extrapolation assumes the remaining"
                  " candidates cost what the processed ones did on average (elimination usually gets slower as the"
@@ -854,9 +965,14 @@ def select_cases(args) -> tuple[list[dict], str]:
             hits = [c for name, c in pool.items() if fnmatch.fnmatchcase(name, pattern)]
             if not hits and "/" in pattern and not any(ch in pattern for ch in "*?["):
                 kind, net = pattern.split("/", 1)
-                if kind not in KINDS:
-                    raise SystemExit(f"unknown kind {kind!r} in --only {pattern!r}; kinds: {', '.join(KINDS)}")
-                hits = [_c(kind, net, DEFAULT_TIMEOUT[kind])]
+                if kind.startswith("store-") and kind[len("store-"):] in STORE_ENGINES:
+                    hits = [_c("store", net, DEFAULT_TIMEOUT["store"], kind[len("store-"):])]
+                elif kind in KINDS:
+                    hits = [_c(kind, net, DEFAULT_TIMEOUT[kind])]
+                else:
+                    raise SystemExit(f"unknown kind {kind!r} in --only {pattern!r}; kinds: {', '.join(KINDS)}"
+                                     f" (store-ENGINE for a store run with another engine: "
+                                     + ", ".join(f"store-{e}" for e in STORE_ENGINES if e != "deah") + ")")
             if not hits:
                 raise SystemExit(f"--only {pattern!r} matches no case; see --list")
             chosen += [h for h in hits if h["name"] not in {c["name"] for c in chosen}]
@@ -868,10 +984,10 @@ def select_cases(args) -> tuple[list[dict], str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="basispath_graph benchmark suite (see bench/README.md)")
-    ap.add_argument("--quick", action="store_true", help="small sizes only (width sweep 32, 64), about a minute")
+    ap.add_argument("--quick", action="store_true", help="small sizes only (width sweep 32, 64), about 2 minutes")
     ap.add_argument("--only", action="append", metavar="NAME",
                     help="run only these cases: a name (deah/dense-8x128), a glob ('skeleton/*'), a comma list, or any"
-                         " KIND/NET (e.g. deah/resnet-8x16); repeatable")
+                         " KIND/NET (e.g. deah/resnet-8x16, store-deah-complete/dense-8x64); repeatable")
     ap.add_argument("--list", action="store_true", help="list the case names and exit")
     ap.add_argument("--out", help="output prefix (default bench/results for the full suite, bench/results-partial otherwise)")
     ap.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every case timeout (default 1)")
@@ -892,10 +1008,10 @@ def main() -> None:
     if args.list:
         print("full suite:")
         for c in FULL_CASES:
-            print(f"  {c['name']:28} timeout {c['timeout']} s")
+            print(f"  {c['name']:34} timeout {c['timeout']} s")
         print("--quick:")
         for c in QUICK_CASES:
-            print(f"  {c['name']:28} timeout {c['timeout']} s")
+            print(f"  {c['name']:34} timeout {c['timeout']} s")
         return
     cases, mode = select_cases(args)
     full = not args.quick and not args.only
@@ -912,7 +1028,9 @@ def main() -> None:
         left = budget - (time.perf_counter() - started)
         timeout = case["timeout"] * args.timeout_scale
         if left < 20:
-            rec = {"name": case["name"], "kind": case["kind"], "net": case["net"], "timeout_s": 0, "status": "skipped",
+            rec = {"name": case["name"], "kind": case["kind"], "net": case["net"],
+                   **({"store_engine": case.get("store_engine", "deah")} if case["kind"] == "store" else {}),
+                   "timeout_s": 0, "status": "skipped",
                    "wall_s": 0, "peak_rss_mb": None, "network": {}, "result": None, "stages": [], "progress": None,
                    "error": f"skipped: suite budget of {budget / 60:.0f} min used up"}
             records.append(rec)
@@ -924,6 +1042,8 @@ def main() -> None:
         else:
             log(f"[{k}/{len(cases)}] {case['name']} (timeout {timeout:.0f} s) ...")
         rec = run_case(case, timeout, log, args.mem_cap_gb * 1024)
+        if timeout < case["timeout"] * args.timeout_scale:
+            rec["timeout_planned_s"] = case["timeout"] * args.timeout_scale
         records.append(rec)
         t = case_time(rec)
         head = f"{rec['status']} in {fs(t)}" if t is not None else rec["status"]
