@@ -151,10 +151,26 @@ def _parse_text(text: str, source: str) -> object:
     return value
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    # json.loads keeps the last of two equal keys; a spec with "widths" twice is ambiguous.
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def _parse_json(text: str) -> tuple[bool, object]:
     """(True, data), or (False, "<location>: <problem>") with a leading space or colon."""
     try:
-        return True, json.loads(text)
+        return True, json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as e:
+        return False, f": duplicate key {_show(e.args[0])}"
     except json.JSONDecodeError as e:
         return False, f" at line {e.lineno}, column {e.colno}: {_lower(e.msg)}"
     except RecursionError:
@@ -164,9 +180,9 @@ def _parse_json(text: str) -> tuple[bool, object]:
 
 
 def _parse_yaml(text: str) -> tuple[bool, object]:
-    """Like _parse_json, with yaml.safe_load (never the unsafe loaders)."""
+    """Like _parse_json, with a SafeLoader (never the unsafe loaders)."""
     try:
-        return True, yaml.safe_load(text)
+        return True, yaml.load(text, Loader=_SpecLoader)  # noqa: S506 - _SpecLoader is a SafeLoader
     except yaml.MarkedYAMLError as e:
         return False, _yaml_detail(e)
     except yaml.reader.ReaderError as e:
@@ -182,6 +198,40 @@ def _parse_yaml(text: str) -> tuple[bool, object]:
         return False, f": {_first_clause(e)}"
     except Exception as e:  # noqa: BLE001 - PyYAML's constructors leak e.g. KeyError ("!!bool maybe")
         return False, f": cannot construct a tagged value ({type(e).__name__}: {_first_clause(e)})"
+
+
+#: Most entries one YAML mapping may have after its merge keys (<<) are expanded.
+MAX_MERGED_ENTRIES = 10_000
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses duplicate keys and merge-key bombs.
+
+    Aliases alone are safe (they share one object), but every merge key copies the merged
+    mapping's entries: ten levels of ``<<: [*m, *m, ...]`` expand to billions of entries and
+    never finish. Duplicate keys are refused as in JSON (PyYAML would keep the last).
+    """
+
+    def compose_mapping_node(self, anchor):
+        node = super().compose_mapping_node(anchor)
+        seen = set()
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if (key.tag, key.value) in seen:
+                    raise yaml.composer.ComposerError(
+                        "while composing a mapping", node.start_mark,
+                        f"found duplicate key {_show(key.value)}", key.start_mark,
+                    )
+                seen.add((key.tag, key.value))
+        return node
+
+    def flatten_mapping(self, node):
+        super().flatten_mapping(node)  # recursive calls come back here: checked level by level
+        if len(node.value) > MAX_MERGED_ENTRIES:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"merge keys (<<) expand it to more than {MAX_MERGED_ENTRIES} entries", None,
+            )
 
 
 def _yaml_detail(e: yaml.MarkedYAMLError) -> str:
@@ -241,6 +291,9 @@ def parse_spec(
         name = ""
     if not isinstance(name, str):
         raise SpecError(f"{src}: name must be a string, got {_show(name)}")
+    bad = next((c for c in name if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:  # a "\ud800" JSON escape: not Unicode text, cannot be printed or stored
+        raise SpecError(f"{src}: name contains a lone surrogate U+{ord(bad):04X}, which is not valid Unicode text")
 
     if "widths" not in data:
         raise SpecError(f'{src}: missing required key "widths"')

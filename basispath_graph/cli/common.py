@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ..guards import MEMORY_ENV, ResourceLimit, memory_limit_bytes
 from ..network import Network
 from ..spec import SpecError, load_spec
 
@@ -24,6 +25,16 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> "typer.Exit":
     first_line = " ".join(str(message).split())
     print(f"error: {first_line}", file=sys.stderr)
     return typer.Exit(code)
+
+
+def memory_limit(max_memory_gb: float | None) -> int:
+    """memory_limit_bytes for the CLI: a refused limit is one ``error:`` line."""
+    try:
+        return memory_limit_bytes(max_memory_gb)
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
+    except OverflowError:  # inf or 1e400 (option or $BASISPATH_MAX_MEMORY_GB): int(inf) fails
+        raise fail(f"the memory limit must be a finite number of GB (--max-memory-gb or {MEMORY_ENV})") from None
 
 
 def read_network(path: Path, max_weights: int | None) -> Network:

@@ -22,6 +22,10 @@ def _load_paths(path: Path, L: int):
         raise fail(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise fail(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise fail(f"{path}: not valid JSON: nesting is too deep") from None
+    except ValueError as exc:  # an integer literal beyond Python's digit limit
+        raise fail(f"{path}: not valid JSON: {str(exc).split('; use sys.set_int_max_str_digits')[0]}") from None
     paths = data.get("basis") if isinstance(data, dict) else data
     if not isinstance(paths, list):
         raise fail(f"{path}: expected a list of paths or an object with a 'basis' list")
@@ -31,6 +35,8 @@ def _load_paths(path: Path, L: int):
         )
         if not ok:
             raise fail(f"{path}: basis[{k}] is not a list of [layer, index] integer pairs")
+        if not all(-(2**63) <= v < 2**63 for x in p for v in x):  # paths become int64 arrays
+            raise fail(f"{path}: basis[{k}] has an integer out of the 64-bit range")
     return paths
 
 

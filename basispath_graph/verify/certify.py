@@ -47,7 +47,8 @@ def parse_path(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     layers, indices = [], []
     for n, item in enumerate(text.split(",")):
         parts = item.strip().split(":")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        # isascii: str.isdigit() also accepts "²" (int() refuses it) and "٣" (int() reads 3).
+        if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
             raise ValueError(
                 f"bad item {n} {item.strip()!r} in path {text!r}; expected layer:index with "
                 "non-negative integers, e.g. '0:1,2:0,4:2'"
