@@ -1,8 +1,18 @@
 """Server backend: Neo4j 5 through the official ``neo4j`` driver (py2neo is end-of-life).
 
 Credentials come only from NEO4J_USER / NEO4J_PASSWORD, or an interactive prompt; they are never
-taken from the command line, printed, logged or stored. An unreachable server or refused
-credentials raise ``StoreUnavailable`` (CLI exit code 3) within a bounded time.
+taken from the command line (a URI with ``user:password@`` is refused), printed, logged or stored.
+An unreachable server or refused credentials raise ``StoreUnavailable`` (CLI exit code 3) within a
+bounded time: TCP connect <= CONNECT_TIMEOUT_S, acquiring a connection (handshake, HELLO/LOGON)
+<= ACQUIRE_TIMEOUT_S, even from a server that accepts the connection and never answers.
+
+Every transaction is retried on transient failures (``TransientError`` that the driver marks
+retryable, ``ServiceUnavailable``, ``SessionExpired``) with exponential backoff, at most
+MAX_ATTEMPTS times and never starting an attempt more than RETRY_TIME_S after the first; then
+``StoreUnavailable``. A connection lost during COMMIT (``IncompleteCommit``) is not retried: the
+outcome is unknown. User queries run in READ access mode unless the store is opened for writing,
+so the server refuses writes; ``query_guard.check_read_only`` refuses LOAD CSV (a read clause that
+reads the server's files and URLs).
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ import getpass
 import logging
 import os
 import sys
+import time
 
 from .base import Store, StoreError, StoreUnavailable, WriteRefused, python_columns
 from .library import QueryLibrary
@@ -22,8 +33,12 @@ logging.getLogger("neo4j").addHandler(logging.NullHandler())
 logging.getLogger("neo4j").propagate = False
 
 BATCH = 5000
-CONNECT_TIMEOUT_S = 10.0
-RETRY_TIME_S = 15.0
+CONNECT_TIMEOUT_S = 5.0  # TCP connect
+ACQUIRE_TIMEOUT_S = 10.0  # a connection from the pool, including handshake and authentication
+RETRY_TIME_S = 10.0  # no retry starts later than this after the first attempt
+MAX_ATTEMPTS = 5
+RETRY_DELAY_S = 0.5  # then doubled: 0.5, 1, 2, 4 s
+_sleep, _clock = time.sleep, time.monotonic  # the tests replace them
 
 
 def neo4j_credentials() -> tuple[str, str]:
@@ -35,6 +50,22 @@ def neo4j_credentials() -> tuple[str, str]:
         user = user or input("Neo4j user: ")
         return user, getpass.getpass("Neo4j password: ")
     raise StoreUnavailable("Neo4j credentials missing: set NEO4J_USER and NEO4J_PASSWORD")
+
+
+def _read_mode_refusal(exc) -> bool:
+    """Did the server refuse a write because the transaction is in READ access mode? Cypher
+    writes give Statement.AccessMode; writing procedures and schema commands give
+    Security.Forbidden "... operations are not allowed for ... overridden by READ"."""
+    code, message = str(exc.code or ""), " ".join(str(exc.message or "").split()).lower()
+    return "AccessMode" in code or "read access mode" in message or (
+        "Forbidden" in code and ("overridden by read" in message or "restricted to read" in message)
+    )
+
+
+def _describe(exc) -> str:
+    """A driver error in one line: its Neo4j code, else its type (never the auth details)."""
+    code = getattr(exc, "code", None)
+    return f"{type(exc).__name__} {code}" if code else type(exc).__name__
 
 
 def _plain(value):
@@ -59,9 +90,12 @@ class Neo4jStore(Store):
 
     def __init__(self, uri: str, write: bool = False):
         import neo4j
-        from neo4j.exceptions import AuthError, ConfigurationError, ServiceUnavailable
+        from neo4j.exceptions import AuthError, ConfigurationError, DriverError, Neo4jError, ServiceUnavailable
 
         self.uri, self.writable = uri, write
+        if "@" in uri.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]:
+            # never echo the URI: it holds a secret
+            raise StoreError("put the Neo4j credentials in NEO4J_USER / NEO4J_PASSWORD, not in the store URI")
         self.lib = QueryLibrary("neo4j")
         self.database = os.environ.get("NEO4J_DATABASE") or None
         user, password = neo4j_credentials()
@@ -70,41 +104,77 @@ class Neo4jStore(Store):
                 uri,
                 auth=(user, password),
                 connection_timeout=CONNECT_TIMEOUT_S,
+                connection_acquisition_timeout=ACQUIRE_TIMEOUT_S,
                 max_transaction_retry_time=RETRY_TIME_S,
             )
             self._driver.verify_connectivity()
         except AuthError:
+            self.close()
             raise StoreUnavailable(f"Neo4j at {uri} refused the credentials from NEO4J_USER / NEO4J_PASSWORD") from None
         except (ServiceUnavailable, OSError) as exc:
+            self.close()
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {type(exc).__name__}") from None
         except (ConfigurationError, ValueError) as exc:
-            raise StoreUnavailable(f"bad Neo4j URI {uri}: {exc}") from None
+            self.close()
+            raise StoreUnavailable(f"bad Neo4j URI {uri}: {' '.join(str(exc).split())}") from None
+        except Neo4jError as exc:
+            self.close()
+            raise StoreUnavailable(f"Neo4j at {uri} refused the connection: {exc.code}") from None
+        except DriverError as exc:
+            self.close()
+            raise StoreUnavailable(f"cannot use Neo4j at {uri}: {type(exc).__name__}") from None
         self._access = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         if write:
             for statement in self.lib.statements("schema"):
-                self._session().run(statement).consume()
+                self._transact([statement], {})
 
     def _session(self):
         return self._driver.session(database=self.database, default_access_mode=self._access)
 
+    def _attempt(self, statements: list[str], params: dict) -> tuple[list[str], list[list]]:
+        """One transaction (READ or WRITE access mode, as the store was opened)."""
+        with self._session() as session:
+            with session.begin_transaction() as tx:
+                keys, rows = [], []
+                for statement in statements:
+                    result = tx.run(statement, params)
+                    keys, rows = list(result.keys()), [[_plain(v) for v in rec.values()] for rec in result]
+                tx.commit()
+        return keys, rows
+
     def _transact(self, statements: list[str], params: dict) -> tuple[list[str], list[list]]:
-        from neo4j.exceptions import Neo4jError
+        from neo4j.exceptions import (
+            AuthError, ConnectionPoolError, DriverError, IncompleteCommit, Neo4jError, ServiceUnavailable, SessionExpired,
+            TransientError,
+        )
 
-        def work(tx):
-            keys, rows = [], []
-            for statement in statements:
-                result = tx.run(statement, params)
-                keys, rows = list(result.keys()), [[_plain(v) for v in rec.values()] for rec in result]
-            return keys, rows
-
-        try:
-            with self._session() as session:
-                runner = session.execute_write if self.writable else session.execute_read
-                return runner(work)
-        except Neo4jError as exc:
-            if not self.writable and "AccessMode" in str(exc.code or ""):
-                raise WriteRefused(str(exc.message)) from None
-            raise StoreError(f"Neo4j: {exc.code}: {' '.join(str(exc.message).split())}") from None
+        first, delay, attempt = _clock(), RETRY_DELAY_S, 0
+        while True:
+            attempt += 1
+            try:
+                return self._attempt(statements, params)
+            except IncompleteCommit:
+                raise StoreUnavailable(f"lost Neo4j at {self.uri} while committing; the transaction may or may not have been applied") from None
+            except (TransientError, ServiceUnavailable, SessionExpired) as exc:
+                if not exc.is_retryable():
+                    raise StoreError(f"Neo4j: {_describe(exc)}") from None
+                waited = _clock() - first
+                if attempt >= MAX_ATTEMPTS or waited + delay > RETRY_TIME_S:
+                    raise StoreUnavailable(
+                        f"Neo4j at {self.uri} still failing after {attempt} attempts in {waited:.1f} s: {_describe(exc)}"
+                    ) from None
+                _sleep(delay)
+                delay *= 2
+            except AuthError:
+                raise StoreUnavailable(f"Neo4j at {self.uri} refused the credentials from NEO4J_USER / NEO4J_PASSWORD") from None
+            except ConnectionPoolError as exc:
+                raise StoreUnavailable(f"cannot get a connection to Neo4j at {self.uri}: {_describe(exc)}") from None
+            except Neo4jError as exc:
+                if not self.writable and _read_mode_refusal(exc):
+                    raise WriteRefused(" ".join(str(exc.message).split())) from None
+                raise StoreError(f"Neo4j: {exc.code}: {' '.join(str(exc.message).split())}") from None
+            except DriverError as exc:
+                raise StoreError(f"Neo4j: {_describe(exc)}") from None
 
     def run(self, query_name: str, /, **params) -> list[dict]:
         keys, rows = self._transact(self.lib.statements(query_name), params)
@@ -122,6 +192,10 @@ class Neo4jStore(Store):
                 progress(len(rows))
 
     def query(self, text: str, params: dict | None = None) -> tuple[list[str], list[list]]:
+        if not self.writable:  # READ access mode does not stop LOAD CSV (server files, URLs)
+            from .query_guard import check_read_only
+
+            check_read_only(text)
         return self._transact([text], params or {})
 
     def close(self) -> None:
