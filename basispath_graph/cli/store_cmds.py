@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-import os
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
-from ..guards import ResourceLimit, memory_limit_bytes
+from ..guards import ResourceLimit
 from ..solve import ENGINES
 from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
 from ..store.base import StoreLocked, WriteRefused
 from ..store.runs import execute_run, ingest_network, load_run_for_resume, mark_stale_runs
-from .common import EXIT_BAD_INPUT, fail, read_network
+from .common import EXIT_BAD_INPUT, fail, memory_limit, read_network
 from .progress import StageProgress
 
 EXIT_STORE_UNAVAILABLE = 3
@@ -38,9 +38,15 @@ def store_failure(exc: StoreError) -> typer.Exit:
     return fail(str(exc), code)
 
 
-def open_for_cli(store: Optional[str], write: bool):
+WAIT_HELP = (
+    "Seconds to wait for an embedded store another process holds (a writer excludes everyone, "
+    "readers exclude a writer); 0 = fail at once with exit code 3."
+)
+
+
+def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
     try:
-        s = open_store(store, write=write)
+        s = open_store(store, write=write, wait=wait)
     except StoreError as exc:
         raise store_failure(exc) from None
     if write and s.backend == "ladybug":
@@ -61,6 +67,7 @@ def run_command(
         None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
     ),
     max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
 
@@ -68,6 +75,7 @@ def run_command(
 
         basispath run examples/resnet-style.json --store ./basispath-store --json
         basispath run --resume 3fa2c1d0
+        basispath run examples/mlp.json --wait 600   # queue behind a run in progress
     """
     if engine not in ENGINES:
         raise fail(f"unknown engine '{engine}'; choose one of: {', '.join(ENGINES)}")
@@ -78,18 +86,15 @@ def run_command(
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_network(spec, max_weights) if spec is not None else None
-    try:
-        memory_limit = memory_limit_bytes(max_memory_gb)
-    except ResourceLimit as exc:
-        raise fail(str(exc)) from None
-    with open_for_cli(store, write=True) as s:
+    limit = memory_limit(max_memory_gb)
+    with open_for_cli(store, write=True, wait=wait) as s:
         try:
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
             with StageProgress(not (quiet or as_json)) as progress:
                 outcome = execute_run(
                     s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
-                    memory_limit=memory_limit,
+                    memory_limit=limit,
                 )
         except ResourceLimit as exc:
             raise fail(f"{spec}: {exc}") from None
@@ -118,7 +123,7 @@ def run_command(
         c = Console(soft_wrap=True, highlight=False)
         verdict = "certified" if r.certified else "NOT certified"
         c.print(
-            f"run [bold]{outcome.run_id}[/] complete: {network.name or '(unnamed)'} {engine}, "
+            f"run [bold]{outcome.run_id}[/] complete: {escape(network.name) or '(unnamed)'} {engine}, "
             f"{r.basis_size()} basis paths (m - H = {network.m - network.H}), {verdict}, "
             f"{len(r.discarded)} discarded, {len(r.repairs)} repairs"
         )
@@ -134,9 +139,33 @@ def _parse_param(text: str) -> tuple[str, object]:
         raise fail(f"--param {text!r}: {key!r} is not a valid parameter name")
     try:
         value = json.loads(raw)
+    except RecursionError:  # json's own nesting limit: "[[[[..." is neither JSON we can read nor text
+        raise fail(f"--param {key}: the JSON value is nested too deeply") from None
     except ValueError:
         value = raw
+    problem = _param_problem(value)
+    if problem:
+        raise fail(f"--param {key}: {problem}")
     return key, value
+
+
+def _param_problem(value) -> str | None:
+    """What the stores cannot take in a parameter value (they fail with unreadable messages)."""
+    todo = [value]
+    while todo:  # iterative: the value may be nested as deep as json allows
+        v = todo.pop()
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int) and not -(2**63) <= v < 2**63:
+            return "integer out of the 64-bit range"
+        if isinstance(v, str) and any("\ud800" <= c <= "\udfff" for c in v):
+            return "text contains a lone surrogate, which is not valid Unicode"
+        if isinstance(v, dict):
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return None
 
 
 def _jsonable(value):
@@ -157,6 +186,7 @@ def query_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print rows as JSON objects."),
     write: bool = typer.Option(False, "--write", help="Allow the query to write (otherwise the store is opened read-only)."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
     """Run a Cypher query against the store and print the rows. Read-only unless --write.
 
@@ -165,20 +195,28 @@ def query_command(
         basispath query --json --param run=3fa2c1d0 "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n"
     """
     params = dict(_parse_param(p) for p in param)
-    with open_for_cli(store, write=write) as s:
+    with open_for_cli(store, write=write, wait=wait) as s:
         try:
             cols, rows = s.query(cypher, params)
-        except WriteRefused:
-            raise fail("the query writes to the store; add --write to allow it") from None
+        except WriteRefused as exc:
+            from ..store.query_guard import QueryRefused  # refused by the tool, says what and why
+
+            message = str(exc) if isinstance(exc, QueryRefused) else "the query writes to the store; add --write to allow it"
+            raise fail(message) from None
         except StoreError as exc:
             raise store_failure(exc) from None
+        except (ValueError, TypeError, OverflowError) as exc:
+            if not params:
+                raise
+            # The driver converts parameters in Python: e.g. LadybugDB raises ValueError for [1, "a"].
+            raise fail(f"cannot pass the --param values to the store: {exc}") from None
     rows = [[_jsonable(v) for v in r] for r in rows]
     if as_json:
         print(json.dumps([dict(zip(cols, r)) for r in rows]))
         return
     table = Table(*cols, show_lines=False)
     for r in rows:
-        table.add_row(*(json.dumps(v) if not isinstance(v, str) else v for v in r))
+        table.add_row(*(escape(json.dumps(v) if not isinstance(v, str) else v) for v in r))
     _console().print(table)
     Console(stderr=True).print(f"{len(rows)} row(s)", style="dim")
 
@@ -200,6 +238,7 @@ def ingest_command(
     specs: List[Path] = typer.Argument(..., help="Spec files or folders of specs."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
     """Store networks without solving them. Every spec is checked before anything is written.
 
@@ -213,7 +252,7 @@ def ingest_command(
             networks.append((path, load_spec(path, max_weights=max_weights)))
         except SpecError as exc:
             raise fail(str(exc)) from None
-    with open_for_cli(store, write=True) as s:
+    with open_for_cli(store, write=True, wait=wait) as s:
         for path, net in networks:
             try:
                 key = ingest_network(s, net)
@@ -222,35 +261,36 @@ def ingest_command(
             print(f"ingested {path}: {net.name or '(unnamed)'} m = {net.m}, H = {net.H} (key {key})")
 
 
-def _alive(pid) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except (OSError, TypeError, ValueError):
-        return False
-    return True
-
-
 def runs_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print runs as JSON."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
     """List the stored runs with their status (running, complete, incomplete).
+
+    An embedded store is not read while a run is being written to it (exit code 3, or wait with
+    --wait), so what you see is only ever complete runs and runs that were killed (incomplete).
 
     Example:
 
         basispath runs --store ./basispath-store
     """
-    with open_for_cli(store, write=False) as s:
-        rows = s.run("list_runs")
-        if s.backend == "ladybug":  # an embedded store is local: a dead writer cannot finish
+    with open_for_cli(store, write=False, wait=wait) as s:
+        try:
+            rows = s.run("list_runs")
+        except StoreError as exc:  # e.g. Neo4j retries exhausted after connecting
+            raise store_failure(exc) from None
+        if s.backend == "ladybug":
+            # We hold the store's shared lock, so no writer is active: a 'running' run is one
+            # whose process died before it could finish (Neo4j runs may be running elsewhere).
             for r in rows:
-                if r["status"] == "running" and not _alive(r["pid"]):
+                if r["status"] == "running":
                     r["status"] = "incomplete"
     if as_json:
         print(json.dumps(rows))
         return
-    keys = ("id", "network", "engine", "seed", "status", "m", "H", "basis_size", "certified", "repairs", "started")
+    keys = ("id", "network", "engine", "seed", "status", "stage", "m", "H", "basis_size", "certified", "repairs", "started")
     table = Table(*keys)
     for r in rows:
-        table.add_row(*(str(r[k]) if r[k] is not None else "" for k in keys))
+        table.add_row(*(escape(str(r[k])) if r[k] is not None else "" for k in keys))
     _console().print(table)

@@ -24,7 +24,7 @@ class WriteRefused(StoreError):
 
 
 class StoreLocked(StoreError):
-    """Another process holds the embedded store for writing."""
+    """Another process holds the embedded store: a writer (for anyone) or readers (for a writer)."""
 
 
 class Store:
@@ -100,12 +100,16 @@ def is_neo4j_uri(uri: str) -> bool:
     return uri.lower().startswith(NEO4J_SCHEMES)
 
 
-def open_store(uri: str | None = None, write: bool = False, create: bool | None = None) -> Store:
+def open_store(uri: str | None = None, write: bool = False, create: bool | None = None, wait: float = 0) -> Store:
     """Open the store at ``uri`` (a folder for LadybugDB, or a neo4j:// / bolt:// URI).
 
     write=False opens the database read-only where the backend offers it (LadybugDB read-only
     mode, Neo4j READ access mode). create defaults to ``write``: a missing embedded store is only
     created by commands that write.
+
+    An embedded store has one writer or any number of readers at a time, never both; when it is
+    held, ``StoreLocked`` is raised at once, or after retrying for ``wait`` seconds. (A Neo4j
+    server isolates transactions itself; ``wait`` does not apply.)
     """
     uri = resolve_store_uri(uri)
     if is_neo4j_uri(uri):
@@ -116,4 +120,4 @@ def open_store(uri: str | None = None, write: bool = False, create: bool | None 
         raise StoreError(f"unsupported store URI {uri!r}: use a folder path or neo4j://, neo4j+s://, bolt:// URIs")
     from .ladybug_store import LadybugStore
 
-    return LadybugStore(Path(uri), write=write, create=write if create is None else create)
+    return LadybugStore(Path(uri), write=write, create=write if create is None else create, wait=wait)

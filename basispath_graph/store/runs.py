@@ -27,13 +27,67 @@ from ..solve import SolveResult, solve
 from .base import Ragged, Store, StoreError
 from .relations import StoreRelations, edge_code
 
-__all__ = ["network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs"]
+__all__ = ["network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs", "new_run_id", "KILL_POINTS"]
+
+KILL_ENV = "BASISPATH_KILL_AT"
+
+#: Every place where ``BASISPATH_KILL_AT=<name>`` makes ``basispath run`` SIGKILL itself, in the
+#: order a deah run passes them (tests/reliability/test_crash_safety.py tries each one).
+#:
+#: - ``solve:<stage>``: as the solve enters that stage (``solve``'s ``on_stage``): DEAH Step 1,
+#:   Step 2, Step 3, certification of the raw union, the repair, the certificates;
+#: - ``substructures``: Step 1 is done, before its paths are stored for Cypher to relate;
+#: - ``solved``: after the solve, before the first artifact is written;
+#: - ``<stage>``: as a persistence stage starts, before anything of it is written;
+#: - ``<stage>:batch:<k>``: after the k-th bulk batch of that stage is committed (batches hold
+#:   ``BASISPATH_BATCH_ROWS`` rows; the tests make them small so a stage has several);
+#: - ``complete``: every artifact written, the run not yet marked complete.
+KILL_POINTS = (
+    "solve:step1",
+    "solve:step2",
+    "substructures",
+    "solve:step3",
+    "solve:certify",
+    "solve:repair",
+    "solve:certificates",
+    "solved",
+    "subdivision sets",
+    "subdivision sets:batch:1",
+    "basis paths",
+    "basis paths:batch:1",
+    "basis paths:batch:5",
+    "discards",
+    "discards:batch:1",
+    "certificates",
+    "certificates:batch:1",
+    "complete",
+)
 
 
 def _kill_point(stage: str) -> None:
     """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there."""
-    if os.environ.get("BASISPATH_KILL_AT") == stage:
+    if os.environ.get(KILL_ENV) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def new_run_id() -> str:
+    """8 hex characters that never read as a number.
+
+    About 3% of random hex ids do ("12345678", "791049e3" = 7.91e8): ``--param run=791049e3``
+    then passed a float and matched no run, so queries on such a run found nothing.
+    """
+    while True:
+        run_id = secrets.token_hex(4)
+        if not _reads_as_number(run_id):
+            return run_id
 
 
 def now() -> str:
@@ -144,15 +198,25 @@ def _columns(rows: list[dict]) -> dict[str, list]:
 def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -> None:
     net = result.network
 
+    current = {"stage": "", "batches": 0}
+
     def stage(name: str):
         _kill_point(name)
         store.run("set_run_stage", id=run_id, stage=name)
+        current.update(stage=name, batches=0)
         if progress:
             progress.stage(name)
 
+    def committed(rows: int):
+        """Called by the store after each bulk batch is committed."""
+        if progress:
+            progress.advance(rows)
+        current["batches"] += 1
+        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+
     def bulk(name: str, columns: dict):
         if columns:
-            store.bulk(name, columns, progress.advance if progress else None)
+            store.bulk(name, columns, committed)
 
     deah = result.deah
     if deah is not None:
@@ -241,17 +305,21 @@ def execute_run(
         store.run("delete_run_artifacts", run=run_id)
         store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
     else:
-        run_id = secrets.token_hex(4)
+        run_id = new_run_id()
         store.run("create_run", id=run_id, key=key, engine=engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
 
     relations = None
-    if engine == "deah":
+    if engine in ("deah", "deah-complete"):
         def relations(step1):
             _kill_point("substructures")
             store.run("set_run_stage", id=run_id, stage="substructures")
             return StoreRelations.compute(store, run_id, step1)
 
-    on_stage = progress.stage if progress is not None else None
+    def on_stage(name: str) -> None:
+        _kill_point(f"solve:{name}")
+        if progress is not None:
+            progress.stage(name)
+
     try:
         result = solve(network, engine, seed, relations=relations, on_stage=on_stage, **solve_options)
     except (ResourceLimit, TooManySubstructures):

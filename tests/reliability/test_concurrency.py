@@ -1,0 +1,186 @@
+"""Concurrency on one embedded store: one writer or any number of readers, never both.
+
+A second writer fails at once with ``error: store is locked by PID N (STORE)`` (exit 3) or, with
+``--wait SECONDS``, waits for the first and then completes. Readers (``runs``, ``query``) are not
+let in while a run is being written (LadybugDB does not isolate a read-only open from a live
+writer in another process), so they only ever see complete (or killed, incomplete) runs: without
+--wait they are refused with one line and exit 3, with --wait they see the finished run.
+
+The first writer is a real ``basispath run`` of a network that takes a few seconds; once it
+holds the store it is paused with SIGSTOP (it keeps the lock), so that what runs against it does
+not depend on how fast this machine is, and resumed with SIGCONT.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from basispath_graph.store import open_store
+from basispath_graph.store.ladybug_store import LOCK_FILE
+
+from ..cli_runner import cli, finish, run_many, start
+from .counts import record
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+# m = 1536, H = 64: about 4 s through the store on 2 cores (most of it writing 2,500 paths).
+BIG = {"name": "concurrency", "widths": [4, 16, 16, 16, 16, 4], "skips": [[0, 2], [2, 4], [1, 3], [3, 5]]}
+BIG_BASIS = 1536 - 64
+
+
+def writer_holds(store: Path) -> bool:
+    """Whether some process holds the store for writing (its lock refuses a shared lock)."""
+    try:
+        fd = os.open(store / LOCK_FILE, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        assert exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK), exc
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def wait_until_writing(store: Path, proc, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not writer_holds(store):
+        assert proc.poll() is None, f"the writer ended before it was seen holding the store: {proc.communicate()}"
+        assert time.monotonic() < deadline, "the writer never took the store"
+        time.sleep(0.02)
+
+
+def locked(pid: int, store: Path) -> str:
+    return f"error: store is locked by PID {pid} ({store})\n"
+
+
+def being_written(pid: int, store: Path) -> str:
+    return (
+        f"error: store is being written by PID {pid} ({store}); a run in progress cannot be read until it ends: "
+        "try again, or use --wait SECONDS\n"
+    )
+
+
+def test_second_writer_fails_at_once_or_waits_and_readers_only_see_complete_runs(tmp_path):
+    spec = tmp_path / "big.json"
+    spec.write_text(json.dumps(BIG))
+    store = tmp_path / "store"
+    s = ["--store", store]
+    first = start(["run", spec, *s, "--json"], tmp_path)
+    stopped = False
+    try:
+        wait_until_writing(store, first)
+        os.kill(first.pid, signal.SIGSTOP)  # paused mid-run, still holding the store
+        stopped = True
+
+        # Without --wait: refused at once, exit 3, one line naming the writer.
+        run2, ingest, runs, query = run_many([
+            (["run", EXAMPLES / "fig1b.json", *s, "--json"], tmp_path, None),
+            (["ingest", EXAMPLES / "mlp.json", *s], tmp_path, None),
+            (["runs", *s, "--json"], tmp_path, None),
+            (["query", *s, "--json", "MATCH (r:Run) RETURN r.id AS id, r.status AS status"], tmp_path, None),
+        ])
+        for res in (run2, ingest):
+            assert (res.returncode, res.stderr, res.stdout) == (3, locked(first.pid, store), ""), res
+        for res in (runs, query):
+            assert (res.returncode, res.stderr, res.stdout) == (3, being_written(first.pid, store), ""), res
+
+        # --wait shorter than the write: retries, then the same message.
+        t0 = time.monotonic()
+        timed_out = cli("run", EXAMPLES / "fig1b.json", *s, "--wait", "2", cwd=tmp_path)
+        waited = time.monotonic() - t0
+        assert (timed_out.returncode, timed_out.stderr) == (3, locked(first.pid, store))
+        assert waited >= 2.0
+
+        # --wait 60: they wait (still running while the writer is paused) ...
+        waiting = {
+            "run": start(["run", EXAMPLES / "fig1b.json", *s, "--json", "--wait", "60"], tmp_path),
+            "ingest": start(["ingest", EXAMPLES / "mlp.json", *s, "--wait", "60"], tmp_path),
+            "runs": start(["runs", *s, "--json", "--wait", "60"], tmp_path),
+            "query": start(["query", *s, "--json", "--wait", "60", "MATCH (r:Run) RETURN r.id AS id, r.status AS status"], tmp_path),
+        }
+        time.sleep(2.5)
+        assert {name: p.poll() for name, p in waiting.items()} == {name: None for name in waiting}
+    finally:
+        if stopped:
+            os.kill(first.pid, signal.SIGCONT)
+    # ... and complete once the first writer is done.
+    first_res = finish(first)
+    assert first_res.returncode == 0, first_res.stderr
+    done = {name: finish(p) for name, p in waiting.items()}
+    for name, res in done.items():
+        assert res.returncode == 0, f"{name}: {res.stderr}"
+    one, two = json.loads(first_res.stdout), json.loads(done["run"].stdout)
+    assert (one["basis_size"], one["certified"], two["basis_size"], two["certified"]) == (BIG_BASIS, True, 25, True)
+    record("concurrent processes on one store", 1 + 4 + 1 + 4)
+
+    # The readers waited for the first run to end: they saw it complete, and nothing running.
+    for rows in (json.loads(done["runs"].stdout), json.loads(done["query"].stdout)):
+        statuses = {r["id"]: r["status"] for r in rows}
+        assert statuses[one["run_id"]] == "complete"
+        assert set(statuses.values()) == {"complete"}  # the second run either not there yet, or complete
+
+    # Afterwards: both runs complete with the right counts, nothing lost or doubled.
+    runs = {r["id"]: r for r in json.loads(cli("runs", *s, "--json", check=0).stdout)}
+    assert {i: r["status"] for i, r in runs.items()} == {one["run_id"]: "complete", two["run_id"]: "complete"}
+    assert runs[two["run_id"]]["started"] >= runs[one["run_id"]]["finished"]  # the second really waited
+    with open_store(str(store)) as st:
+        for run, basis in ((one, BIG_BASIS), (two, 25)):
+            kept = st.query("MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b)", {"run": run["run_id"]})[1]
+            discarded = st.query("MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN count(b)", {"run": run["run_id"]})[1]
+            assert (kept, discarded) == ([[basis]], [[run["discarded"]]])
+        paths = st.query("MATCH (b:BasisPath) RETURN count(b)")[1]
+        assert paths == [[BIG_BASIS + one["discarded"] + 25 + two["discarded"]]]
+        names = st.query("MATCH (n:Network) RETURN n.name ORDER BY n.name")[1]
+        assert names == [["concurrency"], ["fig1b"], ["mlp"]]
+
+
+def test_a_reader_holds_writers_off_until_it_closes(tmp_path):
+    """A reader in the middle of a query is not pulled from under by a writer's checkpoint."""
+    store = tmp_path / "store"
+    cli("ingest", EXAMPLES / "fig1b.json", "--store", store, check=0)
+    with open_store(str(store)) as reader:  # read-only, like `basispath query`
+        refused = cli("ingest", EXAMPLES / "mlp.json", "--store", store)
+        assert (refused.returncode, refused.stderr) == (
+            3,
+            f"error: store is being read by another process ({store}); try again, or use --wait SECONDS\n",
+        )
+        # Other readers are welcome meanwhile.
+        other = cli("query", "--store", store, "--json", "MATCH (n:Network) RETURN n.name AS name", check=0)
+        assert json.loads(other.stdout) == [{"name": "fig1b"}]
+        waiting = start(["ingest", EXAMPLES / "mlp.json", "--store", store, "--wait", "60"], tmp_path)
+        time.sleep(2.0)
+        assert waiting.poll() is None
+        assert reader.query("MATCH (n:Network) RETURN count(n)")[1] == [[1]]
+    res = finish(waiting)
+    assert res.returncode == 0, res.stderr
+    names = cli("query", "--store", store, "--json", "MATCH (n:Network) RETURN n.name AS name ORDER BY name", check=0)
+    assert json.loads(names.stdout) == [{"name": "fig1b"}, {"name": "mlp"}]
+
+
+def test_a_killed_writer_leaves_no_lock_behind(tmp_path):
+    """The lock dies with its process: after a SIGKILL the next writer gets in at once."""
+    store = tmp_path / "store"
+    killed = cli("run", EXAMPLES / "fig1b.json", "--store", store, "-q", env={"BASISPATH_KILL_AT": "basis paths"})
+    assert killed.returncode == -9
+    assert (store / LOCK_FILE).read_text().strip().isdigit()  # the dead writer's PID is still written there
+    assert not writer_holds(store)
+    runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert [r["status"] for r in runs] == ["incomplete"]
+    cli("ingest", EXAMPLES / "mlp.json", "--store", store, check=0)
+
+
+@pytest.mark.parametrize("bad", ["-1", "soon"])
+def test_wait_must_be_a_number_of_seconds(tmp_path, bad):
+    res = cli("runs", "--store", tmp_path, "--wait", bad)
+    assert res.returncode == 2 and res.stderr.startswith("error: ") and "--wait" in res.stderr
