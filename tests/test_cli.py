@@ -417,7 +417,7 @@ REFUSALS = [
     refusal(
         "engine-unknown",
         ["solve", "net.json", "--engine", "foo", "--export", "out.json"],
-        "unknown engine 'foo'; choose one of: deah, skeleton",
+        "unknown engine 'foo'; choose one of: deah, deah-complete, skeleton",
     ),
     refusal("seed-negative", ["solve", "net.json", "--seed", "-1", "--export", "out.json"], "--seed must be >= 0, got -1"),
     refusal(

@@ -8,27 +8,32 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..export import export_document, summary
 from ..fileio import write_atomic
-from ..guards import ResourceLimit, memory_limit_bytes
+from ..guards import ResourceLimit
 from ..solve import ENGINES, solve
-from .common import EXIT_NOT_CERTIFIED, fail, read_network
+from .common import EXIT_NOT_CERTIFIED, fail, memory_limit, read_network
 from .progress import StageProgress
 
 
 def _print_report(console: Console, s: dict) -> None:
-    console.print(f"network [bold]{s['network'] or '(unnamed)'}[/]: m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
-    if s["engine"] == "deah":
+    console.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/]: m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
+    if s["engine"] in ("deah", "deah-complete"):
         console.print(
-            f"deah (seed {s['seed']}): |P^S| = {s['substructure_paths']}, R = {s['R']} substructures, "
-            f"{s['chains']} chain(s), {s['sdvchain_calls']} SDVChain call(s)"
+            f"{s['engine']} (seed {s['seed']}): |P^S| = {s['substructure_paths']}, R = {s['R']} substructures, "
+            + (f"{s['chains']} chain(s), {s['sdvchain_calls']} SDVChain call(s)" if s["engine"] == "deah" else
+               "rules " + ", ".join(f"{k} {v}" for k, v in sorted(s["rules"].items())))
         )
         by = s["discards_by_step"]
-        console.print(f"step 3 discarded {by['chain'] + by['head']} path(s): {by['chain']} in chains, {by['head']} by chain heads")
+        if s["engine"] == "deah":
+            console.print(f"step 3 discarded {by['chain'] + by['head']} path(s): {by['chain']} in chains, {by['head']} by chain heads")
+        else:
+            console.print(f"step 3 discarded {sum(by.values())} path(s): " + ", ".join(f"{n} {k}" for k, n in by.items() if n))
         raw = "certified" if s["raw_certified"] else f"NOT certified ({s['raw_defect']})"
-        console.print(f"faithful DEAH union: {s['raw_size']} paths, {raw}")
+        console.print(f"{'faithful DEAH' if s['engine'] == 'deah' else 'deah-complete'} union: {s['raw_size']} paths, {raw}")
         ra = s["repairs_by_action"]
         if s["repairs"] or not s["repairs_needed"]:
             console.print(
@@ -40,7 +45,7 @@ def _print_report(console: Console, s: dict) -> None:
         console.print(f"skeleton (seed {s['seed']})")
     verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
     console.print(f"basis: {s['basis_size']} paths, {verdict}")
-    if s["engine"] == "deah" and s["discarded"] and s["certified"]:
+    if s["engine"] != "skeleton" and s["discarded"] and s["certified"]:
         console.print(
             f"certificates: {s['discarded']} discarded path(s), each verified by vector addition "
             f"(largest uses {s['certificate_max_size']} basis paths)"
@@ -83,15 +88,12 @@ def solve_command(
     if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
     network = read_network(spec, max_weights)
-    try:
-        memory_limit = memory_limit_bytes(max_memory_gb)
-    except ResourceLimit as exc:
-        raise fail(str(exc)) from None
+    limit = memory_limit(max_memory_gb)
     try:
         with StageProgress(not (quiet or as_json), verb="running") as progress:
             result = solve(
                 network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage,
-                memory_limit=memory_limit,
+                memory_limit=limit,
             )
     except ResourceLimit as exc:
         raise fail(f"{spec}: {exc}") from None

@@ -37,6 +37,19 @@ def _print(answer: dict) -> None:
         c.print(f"  UCP* (shared part kept):                {_edges(r['ucp_star'])}")
         c.print(f"  this path's shared part:                {_edges(r['shared'])}")
         c.print(f"  IEp (this path's unshared part, seen at least twice): {_edges(r['iep'])}")
+    elif r.get("step") in ("prefix", "suffix"):
+        where = "before" if r["step"] == "prefix" else "after"
+        c.print(f"discarded by deah-complete's hop rule in substructure {r['pair']['to']}: it owns the new layer pair {r['shared_layers'][0]}")
+        c.print(f"  this path crosses it at {_edges(r['ucp_star'])}, like the kept path that owns that weight, and differs {where} it:")
+        c.print(f"  kept path's part: {_edges(r['ep'])}")
+        c.print(f"  this path's part: {_edges(r['iep'])}")
+    elif r.get("step") in ("no-new-hop", "multi-hop", "elimination"):
+        how = {
+            "no-new-hop": "its substructure brings no new layer pair; one of its paths carries its new direction, the rest are spanned",
+            "multi-hop": "its substructure's new layer pairs are separate runs; it is dependent on the new weights of the paths kept there",
+            "elimination": "exact elimination (fallback for a selection without an ear order): dependent on the paths kept before it",
+        }[r["step"]]
+        c.print(f"discarded by deah-complete in substructure {r['pair']['to']}: {how}")
     elif r.get("step") == "repair":
         c.print(f"repair: {r['detail']}")
         if "earlier" in r:
@@ -54,6 +67,15 @@ def _print(answer: dict) -> None:
             c.print("[bold red]CERTIFICATE DOES NOT CHECK: the stored coefficients do not sum to this path[/]")
 
 
+def _check_path_argument(path: str) -> None:
+    """A path id must be a plain non-negative 64-bit integer (explain() reads anything
+    str.isdigit() accepts, e.g. "²" or 5,000 digits, with int())."""
+    text = path.strip()
+    if text.lstrip("-").isdigit():
+        if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) >= 2**63:
+            raise fail(f"path id {path!r} is not a stored path id: need a non-negative integer below 2^63")
+
+
 def why_command(
     run_id: str = typer.Argument(..., help="Run id (see 'basispath runs')."),
     path: str = typer.Argument(..., help="A stored path id, or a path written layer:index pairs, e.g. 0:1,2:0,4:2."),
@@ -69,6 +91,7 @@ def why_command(
 
         basispath why 3fa2c1d0 0:1,1:0,2:0,4:0
     """
+    _check_path_argument(path)
     with open_for_cli(store, write=False) as s:
         try:
             answer = explain(s, run_id, path)
