@@ -20,7 +20,7 @@ from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.step3_sdvchain import Discard
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
-from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, check_memory
+from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify
 
@@ -133,6 +133,7 @@ def solve(
     relations=None,
     on_stage=None,
     memory_limit: int | None = None,
+    time_limit: float | None = None,
 ) -> SolveResult:
     """Find a basis path set of ``network`` and certify it.
 
@@ -146,6 +147,7 @@ def solve(
     relations : deah only; builds Step 3's relations from Step 1 (``run_deah``), e.g. from a store.
     on_stage : called with each stage name as it starts (progress display).
     memory_limit : bytes; refuse (``ResourceLimit``) before allocating when the estimate is over.
+    time_limit : seconds; refuse (``ResourceLimit``) before the work when the estimate is over.
 
     Raises
     ------
@@ -157,6 +159,7 @@ def solve(
     timer = StageTimer(on_stage=on_stage)
     timings = timer.timings
     if engine == "skeleton":
+        check_time("skeleton", network.m * SECONDS_PER_WEIGHT_SKELETON, time_limit, f"raise --max-seconds / {TIME_ENV}")
         if memory_limit is not None:
             check_memory(
                 "skeleton", network.m * BYTES_PER_WEIGHT_SKELETON, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}"
@@ -167,7 +170,9 @@ def solve(
             verdict = certify(network, basis)
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
-    deah = run_deah(network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete")
+    deah = run_deah(
+        network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete", time_limit=time_limit
+    )
     raw = deah.kept_blocks()
     with timer.stage("certify"):
         raw_verdict = certify(network, [b for _, b in raw])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..guards import MEMORY_ENV, ResourceLimit, memory_limit_bytes
+from ..guards import MEMORY_ENV, TIME_ENV, ResourceLimit, memory_limit_bytes, time_limit_seconds
 from ..network import Network
 from ..spec import SpecError, load_spec
 
@@ -35,6 +35,17 @@ def memory_limit(max_memory_gb: float | None) -> int:
         raise fail(str(exc)) from None
     except OverflowError:  # inf or 1e400 (option or $BASISPATH_MAX_MEMORY_GB): int(inf) fails
         raise fail(f"the memory limit must be a finite number of GB (--max-memory-gb or {MEMORY_ENV})") from None
+
+
+MAX_SECONDS_HELP = f"Refuse before starting when the estimated time is over this many seconds (default: ${TIME_ENV}, else no limit)."
+
+
+def time_limit(max_seconds: float | None) -> float | None:
+    """time_limit_seconds for the CLI: a refused limit is one ``error:`` line."""
+    try:
+        return time_limit_seconds(max_seconds)
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
 
 
 def read_network(path: Path, max_weights: int | None) -> Network:

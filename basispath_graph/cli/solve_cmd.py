@@ -15,7 +15,7 @@ from ..export import export_document, summary
 from ..fileio import write_atomic
 from ..guards import ResourceLimit
 from ..solve import ENGINES, solve
-from .common import EXIT_NOT_CERTIFIED, fail, memory_limit, read_network
+from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
 from .progress import StageProgress
 
 
@@ -68,6 +68,7 @@ def solve_command(
     max_memory_gb: Optional[float] = typer.Option(
         None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
     ),
+    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help=MAX_SECONDS_HELP),
     max_substructures: int = typer.Option(
         DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."
     ),
@@ -89,11 +90,12 @@ def solve_command(
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
     network = read_network(spec, max_weights)
     limit = memory_limit(max_memory_gb)
+    seconds = time_limit(max_seconds)
     try:
         with StageProgress(not (quiet or as_json), verb="running") as progress:
             result = solve(
                 network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage,
-                memory_limit=limit,
+                memory_limit=limit, time_limit=seconds,
             )
     except ResourceLimit as exc:
         raise fail(f"{spec}: {exc}") from None

@@ -19,7 +19,7 @@ from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
 from ..store.base import StoreLocked, WriteRefused
 from ..store.runs import execute_run, ingest_network, load_run_for_resume, mark_stale_runs
-from .common import EXIT_BAD_INPUT, fail, memory_limit, read_network
+from .common import EXIT_BAD_INPUT, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
 from .progress import StageProgress
 
 EXIT_STORE_UNAVAILABLE = 3
@@ -66,6 +66,7 @@ def run_command(
     max_memory_gb: Optional[float] = typer.Option(
         None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
     ),
+    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help=MAX_SECONDS_HELP),
     max_substructures: int = typer.Option(DEFAULT_MAX_SUBSTRUCTURE_PATHS, "--max-substructures", min=1, help="deah: list (and store) all of G^S's paths up to this many; beyond, generate them lazily."),
     wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
@@ -87,6 +88,7 @@ def run_command(
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_network(spec, max_weights) if spec is not None else None
     limit = memory_limit(max_memory_gb)
+    seconds = time_limit(max_seconds)
     with open_for_cli(store, write=True, wait=wait) as s:
         try:
             if resume is not None:
@@ -94,7 +96,7 @@ def run_command(
             with StageProgress(not (quiet or as_json)) as progress:
                 outcome = execute_run(
                     s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
-                    memory_limit=limit,
+                    memory_limit=limit, time_limit=seconds,
                 )
         except ResourceLimit as exc:
             raise fail(f"{spec}: {exc}") from None
