@@ -6,6 +6,7 @@ basis, and a sum of path vectors in that numbering for every certificate.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -142,3 +143,23 @@ def test_a_layer_debt_is_extended_by_a_new_hop_and_paid_by_an_old_one():
     assert rules[(0, 5, 7)] == "local" and rules[(0, 1, 2, 5, 7)] == "ear" and rules[(0, 4, 5, 7)] == "local"
     assert r.certified and r.repairs_needed == 0
     assert_certificates_sum(r)
+
+
+def test_stored_run_why_and_compare_name_the_rules(tmp_path):
+    from .cli_runner import cli
+
+    spec = tmp_path / "r6.json"
+    spec.write_text(json.dumps(preset_network("resnet", 6, 2).to_dict()))
+    store = str(tmp_path / "store")
+    run = json.loads(cli("run", spec, "-e", "deah-complete", "--store", store, "--json", check=0).stdout)
+    rows = json.loads(cli("query", "--store", store, "--json", "-p", f'run="{run["run_id"]}"',
+                          "MATCH (d:Discard {run: $run}) RETURN d.step AS step, count(*) AS n ORDER BY step", check=0).stdout)
+    assert rows == [{"step": "local", "n": 18}, {"step": "prefix", "n": 4}, {"step": "suffix", "n": 6}]
+    ids = json.loads(cli("query", "--store", store, "--json", "-p", f'run="{run["run_id"]}"',
+                         "MATCH (d:Discard {run: $run})<-[:REASON]-(b:BasisPath) RETURN b.id AS id, d.step AS step", check=0).stdout)
+    for step, text in (("local", "local rule"), ("prefix", "hop rule"), ("suffix", "differs after it")):
+        pid = next(r["id"] for r in ids if r["step"] == step)
+        out = cli("why", run["run_id"], str(pid), "--store", store, check=0).stdout
+        assert text in out and "verified now by vector addition" in out
+    table = cli("compare", run["run_id"], "--store", store, check=0).stdout
+    assert "discards: local rule (deah-complete)" in table and "18" in table

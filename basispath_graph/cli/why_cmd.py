@@ -43,13 +43,12 @@ def _print(answer: dict) -> None:
         c.print(f"  this path crosses it at {_edges(r['ucp_star'])}, like the kept path that owns that weight, and differs {where} it:")
         c.print(f"  kept path's part: {_edges(r['ep'])}")
         c.print(f"  this path's part: {_edges(r['iep'])}")
-    elif r.get("step") in ("no-new-hop", "multi-hop", "elimination"):
-        how = {
-            "no-new-hop": "its substructure brings no new layer pair; one of its paths carries its new direction, the rest are spanned",
-            "multi-hop": "its substructure's new layer pairs are separate runs; it is dependent on the new weights of the paths kept there",
-            "elimination": "exact elimination (fallback for a selection without an ear order): dependent on the paths kept before it",
-        }[r["step"]]
-        c.print(f"discarded by deah-complete in substructure {r['pair']['to']}: {how}")
+    elif r.get("step") == "local":
+        c.print(
+            f"discarded by deah-complete's local rule in substructure {r['pair']['to']}: on its witness coordinates "
+            "(new weights, layer debts it pays, its alpha functional) it is a combination of the paths kept there, "
+            "and those coordinates vanish on every path kept before (docs/deah-complete.md)"
+        )
     elif r.get("step") == "repair":
         c.print(f"repair: {r['detail']}")
         if "earlier" in r:

@@ -14,6 +14,4 @@ RETURN r.id AS id, n.name AS name, r.engine AS engine, r.seed AS seed, r.status 
        sum(CASE WHEN d.step = 'head' THEN 1 ELSE 0 END) AS head_discards,
        sum(CASE WHEN d.step = 'prefix' THEN 1 ELSE 0 END) AS prefix_discards,
        sum(CASE WHEN d.step = 'suffix' THEN 1 ELSE 0 END) AS suffix_discards,
-       sum(CASE WHEN d.step = 'no-new-hop' THEN 1 ELSE 0 END) AS no_new_hop_discards,
-       sum(CASE WHEN d.step = 'multi-hop' THEN 1 ELSE 0 END) AS multi_hop_discards,
-       sum(CASE WHEN d.step = 'elimination' THEN 1 ELSE 0 END) AS elimination_discards
+       sum(CASE WHEN d.step = 'local' THEN 1 ELSE 0 END) AS local_discards
