@@ -1,7 +1,7 @@
 """The same spec and seed give the same answer: basis sets, stored graphs and ``why`` answers.
 
 - ``solve --export`` is byte-identical across two processes (different PYTHONHASHSEED, so any
-  dependence on set or dict-of-hash order would show) for both engines, on three public examples
+  dependence on set or dict-of-hash order would show) for every engine, on three public examples
   and one preset drawn at random (family, depth, width and seed; the draw is printed on failure
   and can be replayed with BASISPATH_DETERMINISM_SEED=N).
 - Two runs of the same spec into two fresh LadybugDB stores give the same graph: a canonical
@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from basispath_graph.presets import preset_spec
+from basispath_graph.solve import ENGINES as SOLVE_ENGINES
 from basispath_graph.store import open_store
 
 from ..cli_runner import cli, cli_env, run_in_process
@@ -35,7 +36,7 @@ EXAMPLES = Path("/work/shared/examples")
 if not EXAMPLES.is_dir():
     EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PUBLIC = ["fig1b", "resnet-style", "densenet-style"]
-ENGINES = ["skeleton", "deah"]
+ENGINES = list(SOLVE_ENGINES)  # skeleton, deah, deah-complete
 
 DRAW = int(os.environ.get("BASISPATH_DETERMINISM_SEED") or random.SystemRandom().randrange(10**6))
 
@@ -127,7 +128,7 @@ def test_solve_exports_are_byte_identical_across_processes(two_processes, specs)
             export = json.loads(x)
             assert export["certified"] and export["seed"] == seed and len(export["basis"]) == export["m"] - export["H"]
             compared += 1
-    assert compared == 2 * len(specs) == 8
+    assert compared == len(ENGINES) * len(specs) == 12
     record("determinism: solve exports compared across processes", compared)
 
 
