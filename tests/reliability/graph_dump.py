@@ -31,8 +31,9 @@ def _split(node: dict) -> tuple[str, dict]:
     props = {k: v for k, v in d.items() if not k.startswith("_") and v is not None}
     if label == "BasisPath" and isinstance(props.get("id"), str):
         # LadybugDB gives ``MATCH (n)`` one column per property name over all node tables, so
-        # BasisPath.id (INT64) comes back as text next to Run.id (STRING); the model says integer.
-        props["id"] = int(props["id"])
+        # BasisPath.id (INT64) comes back as text next to Run.id (STRING), and some values come
+        # back as '' (seen with LadybugDB 0.22). The uid "<run>:<id>" carries the same integer.
+        props["id"] = int(props["uid"].rsplit(":", 1)[1])
     return label, props
 
 
