@@ -223,19 +223,27 @@ class _Witness:
         self.debts = debts  # (debt, column of layer c in block, sign: +1 in via h_in, -1 out via h_out)
         self.base = network.m
 
-    def vectors(self) -> list[dict[int, int]]:
-        wids = self.network.weight_ids(self.block)[:, self.new_cols].tolist()
+    def keys(self) -> np.ndarray:
+        """Per row: its weights on the new hops and its neuron at each paid debt's layer (the
+        witness vector is a function of these), shape (rows, columns)."""
+        cols = [self.network.weight_ids(self.block)[:, self.new_cols]]
+        cols += [self.block.nodes[:, [col]] for _, col, _ in self.debts]
+        return np.concatenate(cols, axis=1)
+
+    def vectors(self, rows: np.ndarray) -> list[dict[int, int]]:
+        """Sparse witness vectors {coordinate: value} of the given rows."""
+        wids = self.network.weight_ids(self.block.take(rows))[:, self.new_cols].tolist()
         cols = []
         offset = self.base
         for debt, col, sign in self.debts:
-            cols.append((offset, self.block.nodes[:, col].tolist(), sign))
+            cols.append((offset, self.block.nodes[rows, col].tolist(), sign))
             offset += self.network.widths[debt.layer]
         alpha = offset
         out = []
-        for r, w in enumerate(wids):
+        for k, w in enumerate(wids):
             v = dict.fromkeys(w, 1)
             for start, zs, sign in cols:
-                v[start + zs[r]] = sign
+                v[start + zs[k]] = sign
             v[alpha] = 1
             out.append(v)
         return out
@@ -273,11 +281,17 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             first = np.zeros(len(block), dtype=bool)
             for hop in news:
                 first |= _owner_rows(block, hop, chains)[1]
-            vectors = _Witness(network, block, news, paying).vectors()
+            witness = _Witness(network, block, news, paying)
+            order_rows = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
+            # Rows with the same witness vector as an earlier row are dependent on it: only the
+            # first row of each distinct vector goes through the elimination.
+            _, firsts = np.unique(witness.keys()[order_rows], axis=0, return_index=True)
+            tested = order_rows[np.sort(firsts)]
+            vectors = witness.vectors(tested)
             system = ModPElimination()
             keep = np.zeros(len(block), dtype=bool)
-            for r in np.flatnonzero(first).tolist() + np.flatnonzero(~first).tolist():
-                residual = system.reduce_vector(vectors[r])
+            for r, v in zip(tested.tolist(), vectors):
+                residual = system.reduce_vector(v)
                 if residual:
                     system.insert_residual(residual)
                     keep[r] = True
