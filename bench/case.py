@@ -117,18 +117,18 @@ def case_skeleton(net) -> dict:
     }
 
 
-def case_deah(net) -> dict:
+def _solve_case(net, engine: str):
+    """solve(ENGINE) timed with stage events; (result, seconds) or a "refused" record."""
     from basispath_graph.deah.step1_substructures import TooManySubstructures
     from basispath_graph.solve import solve
 
     t0 = time.perf_counter()
     try:
-        r = solve(net, "deah", 0, on_stage=Stages())
+        r = solve(net, engine, 0, on_stage=Stages())
     except TooManySubstructures as exc:
-        return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t0}
+        return None, {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t0}
     total = time.perf_counter() - t0
-    s1 = r.deah.step1
-    return {
+    return r, {
         "total_s": total,
         "timings": rounded(r.timings),
         "basis_size": r.basis_size(),
@@ -138,40 +138,30 @@ def case_deah(net) -> dict:
         "repairs": len(r.repairs),
         "repairs_needed": r.repairs_needed,
         "discarded": len(r.discarded),
-        "substructures_selected": len(s1.selected),
-        "discards_sdvchain": len(r.deah.step3.discards),
+        "substructures_selected": len(r.deah.step1.selected),
     }
+
+
+def case_deah(net) -> dict:
+    r, out = _solve_case(net, "deah")
+    if r is not None:
+        out["discards_sdvchain"] = len(r.deah.step3.discards)
+    return out
 
 
 def case_deah_complete(net) -> dict:
-    from basispath_graph.deah.step1_substructures import TooManySubstructures
-    from basispath_graph.solve import solve
-
-    t0 = time.perf_counter()
-    try:
-        r = solve(net, "deah-complete", 0, on_stage=Stages())
-    except TooManySubstructures as exc:
-        return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t0}
-    total = time.perf_counter() - t0
-    s1, s3 = r.deah.step1, r.deah.step3
-    rules = Counter(s3.rules.values())
-    return {
-        "total_s": total,
-        "timings": rounded(r.timings),
-        "basis_size": r.basis_size(),
-        "certified": r.certified,
-        "raw_certified": r.raw_verdict.certified,
-        "raw_verdict": str(r.raw_verdict),
-        "repairs": len(r.repairs),
-        "repairs_needed": r.repairs_needed,
-        "discarded": len(r.discarded),
-        "substructures_selected": len(s1.selected),
-        "rules": {k: rules.get(k, 0) for k in ("p0", "ear", "local")},
-        "ear_orderable": bool(s3.ear_orderable),
-        "discards_by_step": dict(Counter(d.step for d in s3.discards)),
-        "certificates_computed": sum(bool(d.certificate) for d in r.discarded),
-        "certificate_max_size": max((len(d.certificate) for d in r.discarded), default=0),
-    }
+    r, out = _solve_case(net, "deah-complete")
+    if r is not None:
+        s3 = r.deah.step3
+        rules = Counter(s3.rules.values())
+        out.update(
+            rules={k: rules.get(k, 0) for k in ("p0", "ear", "local")},
+            ear_orderable=bool(s3.ear_orderable),
+            discards_by_step=dict(Counter(d.step for d in s3.discards)),
+            certificates_computed=sum(bool(d.certificate) for d in r.discarded),
+            certificate_max_size=max((len(d.certificate) for d in r.discarded), default=0),
+        )
+    return out
 
 
 def case_step1(net) -> dict:

@@ -13,22 +13,12 @@ from pathlib import Path
 import pytest
 
 from .cli_runner import cli as run_cli
+from .docker_support import needs_docker
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def _docker_reason() -> str | None:
-    try:
-        import docker
-
-        docker.from_env(timeout=5).ping()
-    except Exception as exc:  # any failure means: no engine to run Neo4j in
-        return f"no Docker engine available for a Neo4j container ({type(exc).__name__})"
-    return None
-
-
-REASON = _docker_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+pytestmark = needs_docker
 
 
 @pytest.fixture(scope="module")

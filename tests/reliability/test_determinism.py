@@ -29,6 +29,7 @@ from basispath_graph.solve import ENGINES as SOLVE_ENGINES
 from basispath_graph.store import open_store
 
 from ..cli_runner import cli, cli_env, run_in_process
+from ..docker_support import needs_docker
 from .counts import record
 from .graph_dump import canonical_dump
 
@@ -190,20 +191,7 @@ def test_why_answers_are_identical(two_processes, tmp_path, monkeypatch, capsys)
 
 
 # -- across backends (testcontainers; skipped without Docker) ---------------------------------
-def _docker_reason() -> str | None:
-    try:
-        import docker
-
-        docker.from_env(timeout=5).ping()
-    except Exception as exc:  # any failure means: no engine to run Neo4j in
-        return f"no Docker engine available for a Neo4j container ({type(exc).__name__})"
-    return None
-
-
-DOCKER = _docker_reason()
-
-
-@pytest.mark.skipif(DOCKER is not None, reason=DOCKER or "")
+@needs_docker
 @pytest.mark.parametrize("name", ["densenet-style", "resnet-style"])
 def test_ladybug_and_neo4j_store_the_same_graph(name, tmp_path, monkeypatch):
     from testcontainers.neo4j import Neo4jContainer

@@ -27,6 +27,7 @@ from basispath_graph.store.base import WriteRefused
 from basispath_graph.store.query_guard import QueryRefused, check_read_only
 
 from ..cli_runner import cli, run_in_process, run_many
+from ..docker_support import needs_docker
 from .counts import record
 from .graph_dump import canonical_dump
 
@@ -241,18 +242,6 @@ def test_refusals_come_from_the_store_api_too(stored, host):
 
 
 # -- Neo4j (testcontainers; skipped without Docker) -------------------------------------------
-def _docker_reason() -> str | None:
-    try:
-        import docker
-
-        docker.from_env(timeout=5).ping()
-    except Exception as exc:  # any failure means: no engine to run Neo4j in
-        return f"no Docker engine available for a Neo4j container ({type(exc).__name__})"
-    return None
-
-
-DOCKER = _docker_reason()
-needs_docker = pytest.mark.skipif(DOCKER is not None, reason=DOCKER or "")
 NEO4J_PASSWORD = "query-safety-pw"
 
 NEO4J_DB_REFUSED = {
