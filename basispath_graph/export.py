@@ -97,6 +97,7 @@ def summary(result: SolveResult) -> dict:
             discards_by_step=discards_by_step(result),
             certificate_max_size=max((len(d.certificate) for d in result.discarded), default=0),
             certificate_sizes=certificate_sizes(result),
+            certificate_method=result.certificate_method,
         )
         if result.engine == "deah-complete":
             doc["rules"] = dict(Counter(s3.rules.values()))

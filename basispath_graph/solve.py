@@ -18,6 +18,7 @@ from .deah.engine import DeahResult, run_deah
 from .deah.local_certificates import LocalCertificates, check_certificates, combine
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.step3_sdvchain import Discard
+from .deah.witness_certificates import WitnessCertificates
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
@@ -68,6 +69,9 @@ class SolveResult:
     deah: DeahResult | None = None
     repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
     timings: dict[str, float] = field(default_factory=dict)
+    # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
+    # deah-complete's local ones (docs/deah-complete.md), "global" the exact Expresser.
+    certificate_method: str | None = None
 
     @property
     def certified(self) -> bool:
@@ -209,9 +213,10 @@ def solve(
     )
     if certificates and verdict.certified and discarded:
         with timer.stage("certificates"):
-            if engine == "deah-complete" and deah.step3.ear_orderable and not repairs:
-                _local_certificates(network, deah, basis, discarded)
+            if engine == "deah-complete" and not repairs:
+                result.certificate_method = _local_certificates(network, deah, basis, discarded)
             else:
+                result.certificate_method = "global"
                 expresser = Expresser(network, basis)
                 for d in discarded:
                     d.certificate = expresser.express(d.layers, d.indices)
@@ -221,10 +226,15 @@ def solve(
 CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
 
 
-def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: list[DiscardedPath]) -> None:
-    """deah-complete's certificates (recursion on hop owners, in numpy batches per substructure),
-    all checked by vector addition before they are attached."""
-    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, ChoiceRule(network.widths, deah.seed))
+def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: list[DiscardedPath]) -> str:
+    """deah-complete's certificates, in numpy batches per substructure, all checked by vector
+    addition before they are attached: the recursion on hop owners when every block is an ear,
+    else each block's witness system peeled down the order. Returns which of the two ran."""
+    rule = ChoiceRule(network.widths, deah.seed)
+    if deah.step3.ear_orderable:
+        method, local = "ear recursion", LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule)
+    else:
+        method, local = "witness peeling", WitnessCertificates(network, deah.bases, deah.step3, rule)
     by_sub: dict[int, list[int]] = {}
     for k, d in enumerate(discarded):
         by_sub.setdefault(d.substructure, []).append(k)
@@ -245,3 +255,4 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     for pos, k in enumerate(order):
         lo, hi = bounds[pos], bounds[pos + 1]
         discarded[k].certificate = list(zip(idx_l[lo:hi], coef_l[lo:hi]))
+    return method

@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from basispath_graph.choices import ChoiceRule
+from basispath_graph.deah.witness_certificates import WitnessCertificates
 from basispath_graph.network import Network, paths_to_json
 from basispath_graph.presets import preset_network
 from basispath_graph.solve import solve
+from basispath_graph.verify import Expresser
 
 from .oracle import Oracle
 from .strategies import assert_basis, edge_vectors, networks
@@ -52,6 +56,38 @@ def test_random_networks_are_certified_without_repair(net, seed):
     assert r.certified, r.verdict.defect
     assert_basis(net, paths_to_json(r.basis))
     assert_certificates_sum(r)
+    if r.discarded:  # always one of the two local methods, never the global solve
+        assert r.certificate_method == ("ear recursion" if r.deah.step3.ear_orderable else "witness peeling")
+    assert_certificates_start_at_the_discarding_block(r)
+
+
+def assert_certificates_start_at_the_discarding_block(result) -> None:
+    """A discard of block r names only kept paths of r and of blocks before it in the order, and
+    at least one of r's own (the rule that discarded it gives the first coefficients)."""
+    bounds, base = {}, 0
+    for idx, block in zip(result.basis_substructures, result.basis):
+        bounds[idx] = (base, base + len(block))
+        base += len(block)
+    for d in result.discarded:
+        lo, hi = bounds[d.substructure]
+        assert max(k for k, _ in d.certificate) < hi
+        assert any(lo <= k < hi for k, _ in d.certificate), (d.layers, d.indices, d.certificate)
+
+
+@given(networks(max_layers=7, max_width=4), st.integers(0, 3))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+def test_witness_peeling_gives_the_unique_certificates_of_the_other_two_methods(net, seed):
+    # Over a basis a path's coefficients are unique, so the witness peeling (any selection), the
+    # ear recursion (ear-ordered selections) and the global Expresser must agree to the last term.
+    r = solve_complete(net, seed)
+    if not r.discarded:
+        return
+    d = r.deah
+    peel = WitnessCertificates(net, d.bases, d.step3, ChoiceRule(net.widths, seed))
+    expresser = Expresser(net, r.basis)
+    for q in r.discarded:
+        rows, idx, coef = peel.expand(q.layers, np.array([q.indices]))
+        assert sorted(zip(idx.tolist(), coef.tolist())) == sorted(q.certificate) == expresser.express(q.layers, q.indices)
 
 
 @given(networks(max_layers=5, max_width=3, max_weights=120))
@@ -108,8 +144,10 @@ def test_presets_certified_without_repair_and_rules_used(name, depth, width, rul
     r = solve_complete(net)
     assert set(r.deah.step3.rules.values()) == rules
     assert r.certified and r.repairs_needed == 0
+    assert r.certificate_method == ("witness peeling" if "local" in rules else "ear recursion")
     assert_basis(net, paths_to_json(r.basis))
     assert_certificates_sum(r)
+    assert_certificates_start_at_the_discarding_block(r)
 
 
 def test_a_selection_without_an_ear_order_uses_the_local_rule():
@@ -123,7 +161,9 @@ def test_a_selection_without_an_ear_order_uses_the_local_rule():
     used = Counter(r.deah.step3.rules.values())
     assert used["local"] >= 1 and used["p0"] == 1
     assert r.certified and r.repairs_needed == 0
+    assert r.certificate_method == "witness peeling"
     assert_certificates_sum(r)
+    assert_certificates_start_at_the_discarding_block(r)
 
 
 def test_same_selection_and_bases_as_deah():

@@ -27,7 +27,7 @@ from ..verify.rank import _gather, flatten_blocks
 from .step1_substructures import Step1Result
 from .step3_complete import Chains, CompleteStep3
 
-__all__ = ["LocalCertificates", "combine", "check_certificates"]
+__all__ = ["LocalCertificates", "combine", "check_certificates", "mlp_tables"]
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, basis index, coefficient)
 
@@ -48,6 +48,31 @@ def _lookup(table: dict[tuple[int, ...], int], rows: np.ndarray) -> np.ndarray:
     return np.fromiter((table[t] for t in map(tuple, rows.tolist())), dtype=np.int64, count=len(rows))
 
 
+def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
+    """p_0's walks and the basis indices of its telescoping paths (B_0 starts at ``start``).
+
+    Returns (in0, out0, S0, T0): in0[b] / out0[a] are p_0's predecessor walks to / direct walks
+    from every neuron of a layer; S0[a][u, v] indexes S_0(e) = in_0(u) + e + out_0(v) for the
+    weight e = (u, v) of hop (a, a + 1); T0[z][x] indexes T_0(x) = in_0(x) + out_0(x) for a
+    neuron x of hidden layer z (T0[0] is None). Every path p of p_0 telescopes over B_0 as
+    p = sum over weights e of p of S_0(e) - sum over hidden neurons x of p of T_0(x).
+    """
+    w, L = network.widths, network.L
+    mlp = tuple(range(L + 1))
+    rows = {t: start + k for k, t in enumerate(map(tuple, b0.nodes.tolist()))}
+    out0 = [chains.forward(mlp[a:], np.arange(w[a])) for a in range(L + 1)]
+    in0 = [chains.backward(mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
+    S0, T0 = [], [None]
+    for a in range(L):
+        u, v = np.divmod(np.arange(w[a] * w[a + 1]), w[a + 1])
+        paths = np.concatenate([in0[a][u], out0[a + 1][v]], axis=1)
+        S0.append(_lookup(rows, paths).reshape(w[a], w[a + 1]))
+    for z in range(1, L):
+        paths = np.concatenate([in0[z], out0[z][:, 1:]], axis=1)
+        T0.append(_lookup(rows, paths))
+    return in0, out0, S0, T0
+
+
 class LocalCertificates:
     """Certificates over the kept set of an ear-ordered ``CompleteStep3`` (basis order: ``order``)."""
 
@@ -65,18 +90,7 @@ class LocalCertificates:
             starts[idx] = base
             base += int(step3.alive[idx].sum())
         p0 = step3.order[0]
-        mlp_rows = {t: starts[p0] + k for k, t in enumerate(map(tuple, bases[p0].nodes.tolist()))}
-        # p_0 tables: S_0 per consecutive hop, T_0 per hidden layer; walks of p_0.
-        self.out0 = [chains.forward(self.mlp[a:], np.arange(w[a])) for a in range(L + 1)]
-        self.in0 = [chains.backward(self.mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
-        self.S0, self.T0 = [], [None]
-        for a in range(L):
-            u, v = np.divmod(np.arange(w[a] * w[a + 1]), w[a + 1])
-            paths = np.concatenate([self.in0[a][u], self.out0[a + 1][v]], axis=1)
-            self.S0.append(_lookup(mlp_rows, paths).reshape(w[a], w[a + 1]))
-        for z in range(1, L):
-            paths = np.concatenate([self.in0[z], self.out0[z][:, 1:]], axis=1)
-            self.T0.append(_lookup(mlp_rows, paths))
+        self.in0, self.out0, self.S0, self.T0 = mlp_tables(network, chains, bases[p0], starts[p0])
         # Owned skip hops: Y table, owner rank, owner walks.
         self.hop: dict[tuple[int, int], dict] = {}
         for idx in step3.order[1:]:

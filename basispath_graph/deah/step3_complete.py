@@ -50,6 +50,9 @@ class CompleteStep3(Step3Result):
     order: list[int] = field(default_factory=list)  # processing order of the selected substructures, p_0 first
     new_hops: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # idx -> hops new at its turn
     rules: dict[int, str] = field(default_factory=dict)  # idx -> "p0", "ear" or "local"
+    # idx -> debts paid by that local block, as (layer, into hops, out-of hops) when paid: its
+    # phi_z witness coordinates, in the order _Witness numbers them (witness_certificates.py)
+    paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = field(default_factory=dict)
 
     @property
     def ear_orderable(self) -> bool:
@@ -263,6 +266,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     rules: dict[int, str] = {}
     discards: list[Discard] = []
     debts: list[LayerDebt] = []
+    paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = {}
     for idx in order:
         block, news = bases[idx], news_of[idx]
         paying = _settle(debts, block.layers, set(news))
@@ -277,6 +281,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             discards.extend(_hop_discards(network, idx, block, news[0], j, keep))
         else:
             rules[idx] = "local"
+            paid_debts[idx] = [(d.layer, frozenset(d.into), frozenset(d.out_of)) for d, _, _ in paying]
             # X_r(f) rows of the new hops first (they carry the new weights), then the rest.
             first = np.zeros(len(block), dtype=bool)
             for hop in news:
@@ -298,4 +303,4 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             discards.extend(_discards(network, idx, block, np.flatnonzero(~keep).tolist(), "local"))
         debts += _runs_debts(news)
         alive[idx] = keep
-    return CompleteStep3([], [], alive, discards, 0, order, news_of, rules)
+    return CompleteStep3([], [], alive, discards, 0, order, news_of, rules, paid_debts)

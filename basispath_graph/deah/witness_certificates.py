@@ -1,0 +1,359 @@
+"""Certificates of deah-complete for any selection, read off each block's own witness system
+(docs/deah-complete.md, "Certificates by witness peeling").
+
+Every block t of the order has *witness functionals* that vanish on every path kept before it
+and whose values on t's kept rows are independent: its new weights, and for a local block also
+phi_z of the debts it pays and its alpha functional (``step3_complete``). Write K_<t for the span
+of the paths kept before t. Then the witness map of t, restricted to K_<=t, has kernel exactly
+K_<t (it vanishes on K_<t and has rank |kept rows of t| = dim K_<=t / K_<t). So any x in
+K_<=t splits uniquely:
+
+    x = sum_i c_i k_i + x',   witness_t(x) = sum_i c_i witness_t(k_i),   x' in K_<t,
+
+with k_i the kept rows of t. Starting from a discarded path q of block r (its witnesses of every
+later block are zero, so the peel really starts at r, with the system of the rule that discarded
+it) and going down the order, each block solves its own small system; what is left after the last
+block lies in the span of p_0's paths and telescopes over B_0. For an ear the system is the
+identity on its new hop (c = x's value on the weight), so this reproduces the ear recursion of
+``local_certificates``; certificates over a basis are unique, so both give the same numbers.
+
+Arithmetic is modulo P1; coefficients are lifted to (-P1/2, P1/2) and every certificate is then
+checked by exact integer vector addition (``check_certificates``), so a non-integral or too
+large coefficient can only show up as a failed check, never as a wrong certificate.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from ..choices import ChoiceRule
+from ..network import Network, PathBlock
+from ..verify.rank import P1
+from .local_certificates import Terms, _empty, mlp_tables
+from .step3_complete import Chains, CompleteStep3
+
+__all__ = ["WitnessCertificates", "WitnessPeelError", "alpha_functional"]
+
+P = P1
+
+
+class WitnessPeelError(ValueError):
+    """A block's witness system could not express what was left: the kept set is not a basis
+    (so no certificate exists), or a bug; ``solve`` reports it rather than guessing."""
+
+
+def _nullspace_mod_p(A: np.ndarray) -> np.ndarray:
+    """Basis of {x : A x = 0 (mod P)} as columns (int64 in 0..P-1)."""
+    A = A.astype(np.int64) % P
+    rows, cols = A.shape
+    pivots: list[int] = []
+    r = 0
+    for c in range(cols):
+        if r == rows:
+            break
+        nz = np.flatnonzero(A[r:, c])
+        if len(nz) == 0:
+            continue
+        k = r + int(nz[0])
+        A[[r, k]] = A[[k, r]]
+        A[r] = A[r] * pow(int(A[r, c]), P - 2, P) % P
+        f = A[:, c].copy()
+        f[r] = 0
+        A = (A - (f[:, None] * A[r][None, :]) % P) % P
+        pivots.append(c)
+        r += 1
+    free = [c for c in range(cols) if c not in set(pivots)]
+    N = np.zeros((cols, len(free)), dtype=np.int64)
+    for j, c in enumerate(free):
+        N[c, j] = 1
+        for i, pc in enumerate(pivots):
+            N[pc, j] = (-A[i, c]) % P
+    return N
+
+
+def alpha_functional(earlier: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """lambda over hops (mod P) with lambda . alpha_s = 0 for each row alpha_s of ``earlier`` and
+    lambda . ``mine`` = 1. Exists because Step 1 selects substructures with independent alpha
+    vectors (paper, Section 4, Step 1)."""
+    N = _nullspace_mod_p(earlier) if len(earlier) else np.eye(len(mine), dtype=np.int64)
+    d = (mine.astype(np.int64) @ N) % P if N.shape[1] else np.zeros(0, dtype=np.int64)
+    nz = np.flatnonzero(d)
+    if len(nz) == 0:
+        raise WitnessPeelError("alpha vector in the span of earlier ones: Step 1's selection is not independent")
+    j = int(nz[0])
+    return N[:, j] * pow(int(d[j]), P - 2, P) % P
+
+
+class _CombinationSolver:
+    """Echelon form (mod P) of a block's kept witness vectors that remembers how each echelon
+    row was formed, so a target vector's coefficients on the kept rows come out exactly."""
+
+    def __init__(self, vectors: list[dict[int, int]]):
+        self.pivot: dict[int, int] = {}
+        self.ech: list[dict[int, int]] = []
+        self.scale: list[int] = []
+        self.recipe: list[list[tuple[int, int]]] = []
+        for i, vec in enumerate(vectors):
+            v = {k: c % P for k, c in vec.items() if c % P}
+            recipe = []
+            while v:
+                e = max(v)
+                k = self.pivot.get(e)
+                if k is None:
+                    break
+                f = v[e]
+                recipe.append((k, f))
+                _axpy(v, -f, self.ech[k])
+            if not v:  # the rule kept it because it was independent: cannot happen
+                raise WitnessPeelError(f"kept row {i} has a witness vector dependent on the ones before it")
+            e = max(v)
+            s = pow(v[e], P - 2, P)
+            self.pivot[e] = i
+            self.ech.append({k: c * s % P for k, c in v.items()})
+            self.scale.append(s)
+            self.recipe.append(recipe)
+
+    def solve(self, target: dict[int, int]) -> dict[int, int]:
+        """{kept row: coefficient mod P} with target = sum coefficient x witness(kept row)."""
+        v = dict(target)
+        g: dict[int, int] = {}
+        while v:
+            e = max(v)
+            k = self.pivot.get(e)
+            if k is None:
+                raise WitnessPeelError(f"witness coordinate {e} of what is left has no kept row")
+            f = v[e]
+            g[k] = (g.get(k, 0) + f) % P
+            _axpy(v, -f, self.ech[k])
+        out: dict[int, int] = {}
+        # echelon k = scale_k * (vector_k - sum f_j echelon_j), j < k: back substitution downwards.
+        heap = [-k for k in g]
+        heapq.heapify(heap)
+        while heap:
+            k = -heapq.heappop(heap)
+            gk = g.pop(k)
+            if not gk:
+                continue
+            t = gk * self.scale[k] % P
+            out[k] = t
+            for j, fj in self.recipe[k]:
+                if j not in g:
+                    g[j] = 0
+                    heapq.heappush(heap, -j)
+                g[j] = (g[j] - t * fj) % P
+        return out
+
+
+def _axpy(v: dict[int, int], a: int, x: dict[int, int]) -> None:
+    for k, c in x.items():
+        nv = (v.get(k, 0) + a * c) % P
+        if nv:
+            v[k] = nv
+        else:
+            v.pop(k, None)
+
+
+def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> Terms:
+    """Sum equal (row, col) entries modulo P and drop zeros."""
+    if len(rows) == 0:
+        return _empty()
+    key = rows * width + cols
+    uniq, inv = np.unique(key, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(inv, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(inv[order]) != 0])
+    total = np.add.reduceat(vals[order] % P, starts) % P
+    keep = total != 0
+    uniq, total = uniq[keep], total[keep]
+    return uniq // width, uniq % width, total
+
+
+class WitnessCertificates:
+    """Certificates over the kept set of any ``CompleteStep3`` (basis order: ``order``)."""
+
+    def __init__(self, network: Network, bases: dict[int, PathBlock], step3: CompleteStep3, rule: ChoiceRule):
+        self.network = network
+        m, w = network.m, network.widths
+        order = step3.order
+        self.order, self.rules = order, step3.rules
+        hops = list(network.pairs)
+        hop_id = {h: k for k, h in enumerate(hops)}
+        # Per weight: its hop, source and target neuron.
+        self.hop_of = np.repeat(np.arange(len(hops), dtype=np.int64), [w[a] * w[b] for a, b in hops])
+        local = np.arange(m, dtype=np.int64) - np.repeat([network.offsets[h] for h in hops], [w[a] * w[b] for a, b in hops])
+        width_b = np.repeat([w[b] for _, b in hops], [w[a] * w[b] for a, b in hops])
+        self.src, self.dst = local // width_b, local % width_b
+        # Owner (position in the order) of every weight: p_0's hops 0, a skip hop its block's.
+        self.owner = np.zeros(m, dtype=np.int64)
+        for k, idx in enumerate(order[1:], start=1):
+            for h in step3.new_hops[idx]:
+                self.owner[self.hop_of == hop_id[h]] = k
+        # Kept rows per block as weight ids, and their basis indices.
+        self.kept_w, self.start = [], []
+        base = 0
+        for idx in order:
+            rows = np.flatnonzero(step3.alive[idx])
+            self.kept_w.append(network.weight_ids(bases[idx].take(rows)))
+            self.start.append(base)
+            base += len(rows)
+        self.size = base
+        # Ears: the kept row owning each new weight. Local blocks: witness functional and solver.
+        self.Y: dict[int, np.ndarray] = {}
+        self.witness: dict[int, dict] = {}
+        alphas = np.zeros((len(order), len(hops)), dtype=np.int64)
+        for k, idx in enumerate(order):
+            alphas[k, [hop_id[h] for h in zip(bases[idx].layers, bases[idx].layers[1:])]] = 1
+        for k, idx in enumerate(order[1:], start=1):
+            if step3.rules[idx] == "ear":
+                # Each kept row X_r(f) holds exactly one weight of the new hop: f.
+                (a, b), = step3.new_hops[idx]
+                kw = self.kept_w[k]
+                rr, cc = np.nonzero(self.owner[kw] == k)
+                Y = np.full(w[a] * w[b], -1, dtype=np.int64)
+                Y[kw[rr, cc] - network.offsets[(a, b)]] = rr
+                self.Y[k] = (network.offsets[(a, b)], Y)
+            else:
+                self.witness[k] = self._local_system(k, idx, step3, hop_id, alphas)
+        # p_0's telescoping paths by weight: S_0(e) for every weight e of a hop (a, a + 1), and
+        # T_0 of e's target neuron when that neuron is hidden (-1 otherwise).
+        _, _, S0, T0 = mlp_tables(network, Chains(network, rule), bases[order[0]], 0)
+        self.S_of = np.full(m, -1, dtype=np.int64)
+        self.T_of = np.full(m, -1, dtype=np.int64)
+        for a in range(network.L):
+            lo = network.offsets[(a, a + 1)]
+            self.S_of[lo : lo + w[a] * w[a + 1]] = S0[a].ravel()
+            if a + 1 < network.L:
+                self.T_of[lo : lo + w[a] * w[a + 1]] = np.tile(T0[a + 1], w[a])
+
+    def _local_system(self, k: int, idx: int, step3: CompleteStep3, hop_id, alphas) -> dict:
+        w = self.network.widths
+        new_hops = [hop_id[h] for h in step3.new_hops[idx]]
+        new_w = np.flatnonzero(self.owner == k)
+        coord_of_new = np.full(self.network.m, -1, dtype=np.int64)
+        coord_of_new[new_w] = np.arange(len(new_w), dtype=np.int64)
+        debts, base = [], len(new_w)
+        for layer, into, out_of in step3.paid_debts.get(idx, []):
+            debts.append((base, np.array([hop_id[h] for h in into]), np.array([hop_id[h] for h in out_of])))
+            base += w[layer]
+        system = {
+            "new_hops": new_hops,
+            "coord_of_new": coord_of_new,
+            "debts": debts,
+            "alpha_coord": base,
+            "lam": alpha_functional(alphas[:k], alphas[k]),
+        }
+        kw = self.kept_w[k]
+        rows = np.repeat(np.arange(len(kw), dtype=np.int64), kw.shape[1])
+        r, c, v = self._evaluate(system, rows, kw.ravel(), np.ones(kw.size, dtype=np.int64))
+        vectors = [dict() for _ in range(len(kw))]
+        for ri, ci, vi in zip(r.tolist(), c.tolist(), v.tolist()):
+            vectors[ri][ci] = vi
+        system["solver"] = _CombinationSolver(vectors)
+        return system
+
+    def _evaluate(self, system: dict, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray) -> Terms:
+        """The block's witness functionals on the vectors given as entries (row, weight, value):
+        merged entries (row, witness coordinate, value mod P)."""
+        parts_r, parts_c, parts_v = [], [], []
+        c = system["coord_of_new"][wids]
+        on = c >= 0
+        parts_r.append(rows[on]), parts_c.append(c[on]), parts_v.append(vals[on])
+        hop = self.hop_of[wids]
+        for base, into, out_of in system["debts"]:
+            m_in = np.isin(hop, into)
+            parts_r.append(rows[m_in]), parts_c.append(base + self.dst[wids[m_in]]), parts_v.append(vals[m_in])
+            m_out = np.isin(hop, out_of)
+            parts_r.append(rows[m_out]), parts_c.append(base + self.src[wids[m_out]]), parts_v.append(-vals[m_out])
+        parts_r.append(rows)
+        parts_c.append(np.full(len(rows), system["alpha_coord"], dtype=np.int64))
+        parts_v.append((vals % P) * system["lam"][hop] % P)
+        width = system["alpha_coord"] + 1
+        return _merge(np.concatenate(parts_r), np.concatenate(parts_c), np.concatenate(parts_v) % P, width)
+
+    def expand(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
+        """Certificates of the paths ``nodes`` along ``layers``: (row, basis index, coef), coef
+        lifted from mod P to the symmetric range (checked afterwards by vector addition)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        n = len(nodes)
+        if n == 0:
+            return _empty()
+        wids = self.network.weight_ids(PathBlock(tuple(layers), nodes))
+        rows = np.repeat(np.arange(n, dtype=np.int64), wids.shape[1])
+        entries = (rows, wids.ravel(), np.ones(wids.size, dtype=np.int64))
+        buckets: dict[int, list[Terms]] = {}
+        self._spread(buckets, entries)
+        out: list[Terms] = []
+        for k in range(len(self.order) - 1, 0, -1):
+            if k in self.witness:
+                coefs = self._solve_local(k, buckets)
+            else:
+                mine = buckets.pop(k, [])
+                if not mine:
+                    continue
+                r, wk, v = _merge(*(np.concatenate([p[j] for p in mine]) for j in range(3)), self.network.m)
+                lo, Y = self.Y[k]
+                coefs = (r, Y[wk - lo], v)
+            if len(coefs[0]) == 0:
+                continue
+            out.append((coefs[0], self.start[k] + coefs[1], coefs[2]))
+            self._subtract(buckets, k, coefs)
+        out.append(self._telescope(buckets.pop(0, [])))
+        rows, idx, coef = _merge(*(np.concatenate([p[j] for p in out]) for j in range(3)), self.size)
+        return rows, idx, np.where(coef > P // 2, coef - P, coef)
+
+    def _spread(self, buckets: dict[int, list[Terms]], entries: Terms) -> None:
+        """File entries (row, weight, value) under the owner of their weight."""
+        rows, wids, vals = entries
+        if len(rows) == 0:
+            return
+        own = self.owner[wids]
+        order = np.argsort(own, kind="stable")
+        own, rows, wids, vals = own[order], rows[order], wids[order], vals[order]
+        cuts = np.flatnonzero(np.r_[True, np.diff(own) != 0, True])
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            buckets.setdefault(int(own[lo]), []).append((rows[lo:hi], wids[lo:hi], vals[lo:hi]))
+
+    def _subtract(self, buckets: dict[int, list[Terms]], k: int, coefs: Terms) -> None:
+        """x -= sum coef x kept row, for entries on weights owned before block k (on block k's
+        own new weights the subtraction cancels x exactly: that is what the solve is for)."""
+        r, kept, c = coefs
+        kw = self.kept_w[k][kept]
+        rows = np.repeat(r, kw.shape[1])
+        vals = np.repeat((P - c) % P, kw.shape[1])
+        wids = kw.ravel()
+        below = self.owner[wids] < k
+        self._spread(buckets, (rows[below], wids[below], vals[below]))
+
+    def _solve_local(self, k: int, buckets: dict[int, list[Terms]]) -> Terms:
+        """Coefficients on block k's kept rows from its witness system, for every row at once."""
+        system = self.witness[k]
+        parts = [p for b, ps in buckets.items() if b <= k for p in ps]
+        buckets.pop(k, None)
+        if not parts:
+            return _empty()
+        rows, wids, vals = (np.concatenate([p[j] for p in parts]) for j in range(3))
+        r, c, v = self._evaluate(system, rows, wids, vals)
+        solver = system["solver"]
+        out_r, out_k, out_c = [], [], []
+        cuts = np.flatnonzero(np.r_[True, np.diff(r) != 0, True]) if len(r) else []
+        r_l, c_l, v_l = r.tolist(), c.tolist(), v.tolist()
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            for kept, coef in solver.solve(dict(zip(c_l[lo:hi], v_l[lo:hi]))).items():
+                out_r.append(r_l[lo])
+                out_k.append(kept)
+                out_c.append(coef)
+        return np.array(out_r, dtype=np.int64), np.array(out_k, dtype=np.int64), np.array(out_c, dtype=np.int64)
+
+    def _telescope(self, mine: list[Terms]) -> Terms:
+        """What is left lies in the span of p_0's paths: x = sum_e x_e S_0(e) - sum_z flow_z T_0(z)."""
+        if not mine:
+            return _empty()
+        r, wk, v = _merge(*(np.concatenate([p[j] for p in mine]) for j in range(3)), self.network.m)
+        S = self.S_of[wk]
+        if np.any(S < 0):
+            raise WitnessPeelError("a skip weight is left after every block was peeled")
+        T = self.T_of[wk]
+        hidden = T >= 0
+        return np.concatenate([r, r[hidden]]), np.concatenate([S, T[hidden]]), np.concatenate([v, (P - v[hidden]) % P])
