@@ -239,15 +239,29 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     for k, d in enumerate(discarded):
         by_sub.setdefault(d.substructure, []).append(k)
     parts, targets, order = [], [], []
+    batch: list[PathBlock] = []  # the witness peel takes paths of several substructures at once
+
+    def flush():
+        if batch:
+            r, i, c = local.expand_blocks(batch)
+            parts.append((r + len(order) - sum(len(b) for b in batch), i, c))
+            batch.clear()
+
     for idx, ks in by_sub.items():
         block = deah.bases[idx]
         for lo in range(0, len(ks), CERTIFICATE_BATCH):  # bounded memory per batch
             chunk = ks[lo : lo + CERTIFICATE_BATCH]
             nodes = np.array([discarded[k].indices for k in chunk], dtype=np.int64)
-            r, i, c = local.expand(block.layers, nodes)
-            parts.append((r + len(order), i, c))
+            if method == "ear recursion":
+                r, i, c = local.expand(block.layers, nodes)
+                parts.append((r + len(order), i, c))
+            else:
+                if sum(len(b) for b in batch) + len(chunk) > CERTIFICATE_BATCH:
+                    flush()
+                batch.append(PathBlock(block.layers, nodes))
             targets.append(PathBlock(block.layers, nodes))
             order.extend(chunk)
+    flush()
     rows, idx, coef = combine(tuple(np.concatenate([p[j] for p in parts]) for j in range(3)), len(order), local.size)
     check_certificates(network, basis, targets, (rows, idx, coef))
     bounds = np.searchsorted(rows, np.arange(len(order) + 1))

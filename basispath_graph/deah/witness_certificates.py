@@ -30,7 +30,7 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
-from ..verify.rank import P1
+from ..verify.rank import P1, _gather
 from .local_certificates import Terms, _empty, mlp_tables
 from .step3_complete import Chains, CompleteStep3
 
@@ -185,11 +185,15 @@ class WitnessCertificates:
         local = np.arange(m, dtype=np.int64) - np.repeat([network.offsets[h] for h in hops], [w[a] * w[b] for a, b in hops])
         width_b = np.repeat([w[b] for _, b in hops], [w[a] * w[b] for a, b in hops])
         self.src, self.dst = local // width_b, local % width_b
-        # Owner (position in the order) of every weight: p_0's hops 0, a skip hop its block's.
-        self.owner = np.zeros(m, dtype=np.int64)
-        for k, idx in enumerate(order[1:], start=1):
-            for h in step3.new_hops[idx]:
-                self.owner[self.hop_of == hop_id[h]] = k
+        # Owner (position in the order) of every hop and weight: p_0's hops 0, a skip hop the
+        # block that brought it.
+        self.hop_id = hop_id
+        self.new_hops = {k: [hop_id[h] for h in step3.new_hops[idx]] for k, idx in enumerate(order)}
+        self.hop_owner = np.zeros(len(hops), dtype=np.int64)
+        for k, hs in self.new_hops.items():
+            self.hop_owner[hs] = k
+        self.owner = self.hop_owner[self.hop_of]
+        self.layers = [bases[idx].layers for idx in order]
         # Kept rows per block as weight ids, and their basis indices.
         self.kept_w, self.start = [], []
         base = 0
@@ -227,6 +231,9 @@ class WitnessCertificates:
             if a + 1 < network.L:
                 self.T_of[lo : lo + w[a] * w[a + 1]] = np.tile(T0[a + 1], w[a])
 
+    def hops_of(self, layers) -> list[int]:
+        return [self.hop_id[h] for h in zip(layers, layers[1:])]
+
     def _local_system(self, k: int, idx: int, step3: CompleteStep3, hop_id, alphas) -> dict:
         w = self.network.widths
         new_hops = [hop_id[h] for h in step3.new_hops[idx]]
@@ -250,7 +257,24 @@ class WitnessCertificates:
         vectors = [dict() for _ in range(len(kw))]
         for ri, ci, vi in zip(r.tolist(), c.tolist(), v.tolist()):
             vectors[ri][ci] = vi
-        system["solver"] = _CombinationSolver(vectors)
+        # The kept witness vectors are independent; on their echelon's pivot coordinates P they
+        # form an invertible square matrix W[:, P]. For any w in their span, the coefficients are
+        # c = w[P] . W[:, P]^-1, so the inverse (very sparse here: a few terms per coordinate) is
+        # computed once and applied to every row with array operations.
+        pivots = sorted(_CombinationSolver(vectors).pivot)
+        on_p = set(pivots)
+        square = _CombinationSolver([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vectors])
+        width = system["alpha_coord"] + 1
+        counts = np.zeros(width, dtype=np.int64)
+        kept, coef = [], []
+        for p in pivots:
+            row = square.solve({p: 1})
+            counts[p] = len(row)
+            kept.extend(row)
+            coef.extend(row.values())
+        system["inv_ptr"] = np.concatenate([[0], np.cumsum(counts)])
+        system["inv_kept"] = np.array(kept, dtype=np.int64)
+        system["inv_coef"] = np.array(coef, dtype=np.int64)
         return system
 
     def _evaluate(self, system: dict, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray) -> Terms:
@@ -266,94 +290,145 @@ class WitnessCertificates:
             parts_r.append(rows[m_in]), parts_c.append(base + self.dst[wids[m_in]]), parts_v.append(vals[m_in])
             m_out = np.isin(hop, out_of)
             parts_r.append(rows[m_out]), parts_c.append(base + self.src[wids[m_out]]), parts_v.append(-vals[m_out])
-        parts_r.append(rows)
-        parts_c.append(np.full(len(rows), system["alpha_coord"], dtype=np.int64))
-        parts_v.append((vals % P) * system["lam"][hop] % P)
+        lam = system["lam"][hop]
+        on = lam != 0
+        parts_r.append(rows[on])
+        parts_c.append(np.full(int(on.sum()), system["alpha_coord"], dtype=np.int64))
+        parts_v.append((vals[on] % P) * lam[on] % P)
         width = system["alpha_coord"] + 1
         return _merge(np.concatenate(parts_r), np.concatenate(parts_c), np.concatenate(parts_v) % P, width)
 
     def expand(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
         """Certificates of the paths ``nodes`` along ``layers``: (row, basis index, coef), coef
         lifted from mod P to the symmetric range (checked afterwards by vector addition)."""
-        nodes = np.asarray(nodes, dtype=np.int64)
-        n = len(nodes)
+        return self.expand_blocks([PathBlock(tuple(layers), np.asarray(nodes, dtype=np.int64))])
+
+    def expand_blocks(self, blocks: list[PathBlock]) -> Terms:
+        """Certificates of all paths of ``blocks``, numbered in order across the blocks: one peel
+        down the order for all of them (each block's system is set up once per call)."""
+        n = sum(len(b) for b in blocks)
         if n == 0:
             return _empty()
-        wids = self.network.weight_ids(PathBlock(tuple(layers), nodes))
-        rows = np.repeat(np.arange(n, dtype=np.int64), wids.shape[1])
-        entries = (rows, wids.ravel(), np.ones(wids.size, dtype=np.int64))
-        buckets: dict[int, list[Terms]] = {}
-        self._spread(buckets, entries)
+        state = _Residual(self, n)
+        first = 0
+        for block in blocks:
+            rows = np.arange(first, first + len(block), dtype=np.int64)
+            state.add(self.network.weight_ids(block), block.layers, rows, np.ones(len(block), dtype=np.int64))
+            first += len(block)
         out: list[Terms] = []
         for k in range(len(self.order) - 1, 0, -1):
             if k in self.witness:
-                coefs = self._solve_local(k, buckets)
+                coefs = self._solve_local(k, state)
             else:
-                mine = buckets.pop(k, [])
-                if not mine:
-                    continue
-                r, wk, v = _merge(*(np.concatenate([p[j] for p in mine]) for j in range(3)), self.network.m)
+                (hop,) = self.new_hops[k]
+                r, wk, v = state.pop(hop)
                 lo, Y = self.Y[k]
                 coefs = (r, Y[wk - lo], v)
+            for hop in self.new_hops[k]:
+                state.clear(hop)
             if len(coefs[0]) == 0:
                 continue
             out.append((coefs[0], self.start[k] + coefs[1], coefs[2]))
-            self._subtract(buckets, k, coefs)
-        out.append(self._telescope(buckets.pop(0, [])))
+            # x -= sum coef x kept row; on block k's own new hops that cancels x exactly (that is
+            # what the solve is for), so only the hops owned earlier receive entries.
+            r, kept, c = coefs
+            state.add(self.kept_w[k][kept], self.layers[k], r, (P - c) % P, below=k)
+        out.append(self._telescope(state.pop_all()))
         rows, idx, coef = _merge(*(np.concatenate([p[j] for p in out]) for j in range(3)), self.size)
         return rows, idx, np.where(coef > P // 2, coef - P, coef)
 
-    def _spread(self, buckets: dict[int, list[Terms]], entries: Terms) -> None:
-        """File entries (row, weight, value) under the owner of their weight."""
-        rows, wids, vals = entries
-        if len(rows) == 0:
-            return
-        own = self.owner[wids]
-        order = np.argsort(own, kind="stable")
-        own, rows, wids, vals = own[order], rows[order], wids[order], vals[order]
-        cuts = np.flatnonzero(np.r_[True, np.diff(own) != 0, True])
-        for lo, hi in zip(cuts[:-1], cuts[1:]):
-            buckets.setdefault(int(own[lo]), []).append((rows[lo:hi], wids[lo:hi], vals[lo:hi]))
-
-    def _subtract(self, buckets: dict[int, list[Terms]], k: int, coefs: Terms) -> None:
-        """x -= sum coef x kept row, for entries on weights owned before block k (on block k's
-        own new weights the subtraction cancels x exactly: that is what the solve is for)."""
-        r, kept, c = coefs
-        kw = self.kept_w[k][kept]
-        rows = np.repeat(r, kw.shape[1])
-        vals = np.repeat((P - c) % P, kw.shape[1])
-        wids = kw.ravel()
-        below = self.owner[wids] < k
-        self._spread(buckets, (rows[below], wids[below], vals[below]))
-
-    def _solve_local(self, k: int, buckets: dict[int, list[Terms]]) -> Terms:
-        """Coefficients on block k's kept rows from its witness system, for every row at once."""
+    def _solve_local(self, k: int, state: "_Residual") -> Terms:
+        """Coefficients on block k's kept rows, c = witness_k(x)[P] . W[:, P]^-1, for every row
+        at once. Only right when witness_k(x) is in the span of the kept witness vectors, which
+        holds when the kept set is a basis; every certificate is checked by vector addition."""
         system = self.witness[k]
-        parts = [p for b, ps in buckets.items() if b <= k for p in ps]
-        buckets.pop(k, None)
-        if not parts:
-            return _empty()
-        rows, wids, vals = (np.concatenate([p[j] for p in parts]) for j in range(3))
-        r, c, v = self._evaluate(system, rows, wids, vals)
-        solver = system["solver"]
-        out_r, out_k, out_c = [], [], []
-        cuts = np.flatnonzero(np.r_[True, np.diff(r) != 0, True]) if len(r) else []
-        r_l, c_l, v_l = r.tolist(), c.tolist(), v.tolist()
-        for lo, hi in zip(cuts[:-1], cuts[1:]):
-            for kept, coef in solver.solve(dict(zip(c_l[lo:hi], v_l[lo:hi]))).items():
-                out_r.append(r_l[lo])
-                out_k.append(kept)
-                out_c.append(coef)
-        return np.array(out_r, dtype=np.int64), np.array(out_k, dtype=np.int64), np.array(out_c, dtype=np.int64)
+        parts_r, parts_c, parts_v = [], [], []
+        for hop in self.new_hops[k]:
+            r, wk, v = state.pop(hop)
+            parts_r.append(r), parts_c.append(system["coord_of_new"][wk]), parts_v.append(v)
+        for base, into, out_of in system["debts"]:
+            for hops, sign, end in ((into, 1, self.dst), (out_of, -1, self.src)):
+                for hop in hops.tolist():
+                    r, wk, v = state.peek(hop)
+                    parts_r.append(r), parts_c.append(base + end[wk]), parts_v.append(v if sign > 0 else (P - v) % P)
+        r, a = state.functional(system["lam"])
+        parts_r.append(r), parts_c.append(np.full(len(r), system["alpha_coord"], dtype=np.int64)), parts_v.append(a)
+        r, c, v = _merge(np.concatenate(parts_r), np.concatenate(parts_c), np.concatenate(parts_v), system["alpha_coord"] + 1)
+        ptr = system["inv_ptr"]
+        take = _gather(ptr, c)
+        n = ptr[c + 1] - ptr[c]
+        return _merge(
+            np.repeat(r, n), system["inv_kept"][take], np.repeat(v, n) * system["inv_coef"][take] % P, len(self.kept_w[k])
+        )
 
-    def _telescope(self, mine: list[Terms]) -> Terms:
+    def _telescope(self, left: Terms) -> Terms:
         """What is left lies in the span of p_0's paths: x = sum_e x_e S_0(e) - sum_z flow_z T_0(z)."""
-        if not mine:
-            return _empty()
-        r, wk, v = _merge(*(np.concatenate([p[j] for p in mine]) for j in range(3)), self.network.m)
+        r, wk, v = left
         S = self.S_of[wk]
         if np.any(S < 0):
             raise WitnessPeelError("a skip weight is left after every block was peeled")
         T = self.T_of[wk]
         hidden = T >= 0
         return np.concatenate([r, r[hidden]]), np.concatenate([S, T[hidden]]), np.concatenate([v, (P - v[hidden]) % P])
+
+
+class _Residual:
+    """What is left of the target vectors during the peel, kept as unmerged entries
+    (row, weight, value mod P) filed by hop, plus every row's hop totals when some block has an
+    alpha functional (a functional of the hop totals: kept current instead of re-summed)."""
+
+    def __init__(self, peel: WitnessCertificates, n_rows: int):
+        self.peel, self.n = peel, n_rows
+        self.buckets: dict[int, list[Terms]] = {}
+        self.totals = np.zeros((n_rows, len(peel.network.pairs)), dtype=np.int64) if peel.witness else None
+
+    def add(self, wids: np.ndarray, layers, rows: np.ndarray, coef: np.ndarray, below: int | None = None) -> None:
+        """Add coef[i] x the path wids[i] to row rows[i]; with ``below``, only on hops owned by
+        blocks before that one."""
+        hops = []
+        for j, hop in enumerate(self.peel.hops_of(layers)):
+            if below is None or self.peel.hop_owner[hop] < below:
+                self.buckets.setdefault(hop, []).append((rows, wids[:, j], coef))
+                hops.append(hop)
+        if self.totals is not None and hops and len(rows):
+            # Every hop of the path gets the same total: coef summed per row.
+            order = np.argsort(rows, kind="stable")
+            starts = np.flatnonzero(np.r_[True, np.diff(rows[order]) != 0])
+            urows = rows[order][starts]
+            sums = np.add.reduceat(coef[order] % P, starts) % P
+            block = self.totals[np.ix_(urows, hops)]
+            self.totals[np.ix_(urows, hops)] = (block + sums[:, None]) % P
+
+    def _merged(self, parts: list[Terms]) -> Terms:
+        if not parts:
+            return _empty()
+        return _merge(*(np.concatenate([p[j] for p in parts]) for j in range(3)), self.peel.network.m)
+
+    def pop(self, hop: int) -> Terms:
+        return self._merged(self.buckets.pop(hop, []))
+
+    def peek(self, hop: int) -> Terms:
+        merged = self._merged(self.buckets.get(hop, []))
+        if len(merged[0]):
+            self.buckets[hop] = [merged]
+        return merged
+
+    def clear(self, hop: int) -> None:
+        """The hop's entries are gone (its owner was peeled): its totals are zero too."""
+        self.buckets.pop(hop, None)
+        if self.totals is not None:
+            self.totals[:, hop] = 0
+
+    def pop_all(self) -> Terms:
+        parts = [p for ps in self.buckets.values() for p in ps]
+        self.buckets.clear()
+        return self._merged(parts)
+
+    def functional(self, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, value mod P) of sum over hops of lam_h x total_h, for rows where it is not 0."""
+        hs = np.flatnonzero(lam)
+        value = np.zeros(self.n, dtype=np.int64)
+        for h in hs.tolist():
+            value = (value + self.totals[:, h] * int(lam[h])) % P
+        rows = np.flatnonzero(value)
+        return rows, value[rows]
