@@ -252,6 +252,70 @@ class _Witness:
         return out
 
 
+def _eliminate(tested: np.ndarray, vectors: list[dict[int, int]], n: int) -> np.ndarray:
+    """Mask of the rows ``tested`` (in that order) whose vectors are independent of those before."""
+    system = ModPElimination()
+    keep = np.zeros(n, dtype=bool)
+    for r, v in zip(tested.tolist(), vectors):
+        residual = system.reduce_vector(v)
+        if residual:
+            system.insert_residual(residual)
+            keep[r] = True
+    return keep
+
+
+def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
+    """The local rule in general: rows in order (the X_r(f) rows first) whose witness vectors are
+    independent of the ones kept before."""
+    order_rows = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
+    # Rows with the same witness vector as an earlier row are dependent on it: only the first
+    # row of each distinct vector goes through the elimination.
+    _, firsts = np.unique(witness.keys()[order_rows], axis=0, return_index=True)
+    tested = order_rows[np.sort(firsts)]
+    return _eliminate(tested, witness.vectors(tested), len(witness.block))
+
+
+def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray, paying) -> np.ndarray:
+    """The local rule for a block with one new hop (and debts it pays), in arrays; the same rows
+    as ``_keep_independent``.
+
+    The X_r(f) rows are one per new weight f (identity there): all kept. Any other row q with new
+    weight f has witness(q) = witness(X_r(f)) + d_q, where d_q only lives on the debts' phi
+    coordinates: sign x (e at q's neuron - e at X_r(f)'s neuron) per debt (alpha cancels). And
+    witness(q) is in the span of the kept rows iff d_q is in the span of the d of the kept
+    non-X rows. So only the few distinct d_q go through the elimination, in row order.
+    """
+    j = block.layers.index(hop[0])
+    wb = network.widths[hop[1]]
+    nodes = block.nodes
+    x_rows = np.flatnonzero(first)
+    partner_of = np.empty(network.widths[hop[0]] * wb, dtype=np.int64)
+    partner_of[nodes[x_rows, j] * wb + nodes[x_rows, j + 1]] = x_rows
+    rest = np.flatnonzero(~first)
+    partner = partner_of[nodes[rest, j] * wb + nodes[rest, j + 1]]
+    cols = [col for _, col, _ in paying]
+    key = np.concatenate([nodes[rest][:, cols], nodes[partner][:, cols]], axis=1)
+    _, firsts = np.unique(key, axis=0, return_index=True)
+    firsts = np.sort(firsts)
+    tested = rest[firsts]
+    vectors, offset = [], 0
+    offsets = []
+    for debt, _, _ in paying:
+        offsets.append(offset)
+        offset += network.widths[debt.layer]
+    for k in firsts.tolist():
+        v: dict[int, int] = {}
+        for d, (_, _, sign) in enumerate(paying):
+            z_q, z_x = int(key[k, d]), int(key[k, len(cols) + d])
+            if z_q != z_x:
+                v[offsets[d] + z_q] = sign
+                v[offsets[d] + z_x] = -sign
+        vectors.append(v)
+    keep = _eliminate(tested, vectors, len(block))
+    keep[x_rows] = True
+    return keep
+
+
 def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, PathBlock], rule: ChoiceRule) -> CompleteStep3:
     """Decide every path of every B_r: kept by its substructure's rule, or discarded with a reason.
 
@@ -286,20 +350,10 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             first = np.zeros(len(block), dtype=bool)
             for hop in news:
                 first |= _owner_rows(block, hop, chains)[1]
-            witness = _Witness(network, block, news, paying)
-            order_rows = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
-            # Rows with the same witness vector as an earlier row are dependent on it: only the
-            # first row of each distinct vector goes through the elimination.
-            _, firsts = np.unique(witness.keys()[order_rows], axis=0, return_index=True)
-            tested = order_rows[np.sort(firsts)]
-            vectors = witness.vectors(tested)
-            system = ModPElimination()
-            keep = np.zeros(len(block), dtype=bool)
-            for r, v in zip(tested.tolist(), vectors):
-                residual = system.reduce_vector(v)
-                if residual:
-                    system.insert_residual(residual)
-                    keep[r] = True
+            if len(news) == 1:
+                keep = _keep_one_new_hop(network, block, news[0], first, paying)
+            else:
+                keep = _keep_independent(_Witness(network, block, news, paying), first)
             discards.extend(_discards(network, idx, block, np.flatnonzero(~keep).tolist(), "local"))
         debts += _runs_debts(news)
         alive[idx] = keep
