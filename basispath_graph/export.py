@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
+from .deah.discard_table import DiscardTable
 from .deah.step3_complete import COMPLETE_STEPS
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
+from .discarded import DiscardedPath, certificate_lengths
 from .network import paths_to_json, weight_endpoints
-from .solve import DiscardedPath, SolveResult
+from .solve import SolveResult
 
 __all__ = ["export_document", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
 
@@ -95,7 +99,7 @@ def summary(result: SolveResult) -> dict:
             chains=len(s3.chains),
             sdvchain_calls=s3.calls,
             discards_by_step=discards_by_step(result),
-            certificate_max_size=max((len(d.certificate) for d in result.discarded), default=0),
+            certificate_max_size=int(certificate_lengths(result.discarded).max(initial=0)),
             certificate_sizes=certificate_sizes(result),
             certificate_method=result.certificate_method,
         )
@@ -107,10 +111,12 @@ def summary(result: SolveResult) -> dict:
 def discards_by_step(result: SolveResult) -> dict[str, int]:
     """Step 3's discards per step (deah: chain / head; deah-complete: its rules), zeros included."""
     steps = COMPLETE_STEPS if result.engine == "deah-complete" else SDVCHAIN_STEPS
-    counts = Counter(d.step for d in result.deah.step3.discards)
+    discards = result.deah.step3.discards
+    counts = discards.step_counts() if isinstance(discards, DiscardTable) else Counter(d.step for d in discards)
     return {s: counts.get(s, 0) for s in steps}
 
 
 def certificate_sizes(result: SolveResult) -> dict[int, int]:
     """How many discarded paths have a certificate of each size (number of basis paths)."""
-    return dict(sorted(Counter(len(d.certificate) for d in result.discarded if d.certificate).items()))
+    sizes, counts = np.unique(certificate_lengths(result.discarded), return_counts=True)
+    return {int(s): int(n) for s, n in zip(sizes, counts) if s}

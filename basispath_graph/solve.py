@@ -9,23 +9,24 @@ certificate: integer coefficients over the final basis, checked by vector additi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import LocalCertificates, check_certificates, combine
+from .deah.local_certificates import LocalCertificates, check_certificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
-from .deah.step3_sdvchain import Discard
 from .deah.witness_certificates import WitnessCertificates
+from .discarded import DiscardedList, DiscardedPath
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify
 
-__all__ = ["ENGINES", "Repair", "DiscardedPath", "SolveResult", "solve"]
+__all__ = ["ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]
 
 ENGINES = ("deah", "deah-complete", "skeleton")
 
@@ -45,17 +46,6 @@ class Repair:
 
 
 @dataclass
-class DiscardedPath:
-    """A path DEAH did not keep, why, and its certificate over the final basis."""
-
-    layers: tuple[int, ...]
-    indices: tuple[int, ...]
-    substructure: int
-    reason: Discard | Repair
-    certificate: list[tuple[int, int]] = field(default_factory=list)  # (basis index, coef)
-
-
-@dataclass
 class SolveResult:
     network: Network
     engine: str
@@ -64,7 +54,7 @@ class SolveResult:
     basis_substructures: list[int | None]  # substructure idx of each basis block (None: skeleton)
     verdict: Verdict  # of the returned basis
     raw_verdict: Verdict  # of the engine's output before any repair
-    discarded: list[DiscardedPath] = field(default_factory=list)
+    discarded: Sequence[DiscardedPath] = field(default_factory=list)  # a DiscardedList for deah-complete
     repairs: list[Repair] = field(default_factory=list)  # applied to ``basis``
     deah: DeahResult | None = None
     repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
@@ -200,12 +190,15 @@ def solve(
             basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
             readmitted, repairs = set(), []
 
-    discarded = [
-        DiscardedPath(deah.bases[d.substructure].layers, tuple(deah.bases[d.substructure].nodes[d.row].tolist()), d.substructure, d)
-        for d in deah.step3.discards
-        if (d.substructure, d.row) not in readmitted
-    ]
-    discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
+    if engine == "deah-complete" and not repairs:
+        discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
+    else:
+        discarded = [
+            DiscardedPath(deah.bases[d.substructure].layers, tuple(deah.bases[d.substructure].nodes[d.row].tolist()), d.substructure, d)
+            for d in deah.step3.discards
+            if (d.substructure, d.row) not in readmitted
+        ]
+        discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
 
     result = SolveResult(
         network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
@@ -226,47 +219,50 @@ def solve(
 CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
 
 
-def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: list[DiscardedPath]) -> str:
-    """deah-complete's certificates, in numpy batches per substructure, all checked by vector
-    addition before they are attached: the recursion on hop owners when every block is an ear,
-    else each block's witness system peeled down the order. Returns which of the two ran."""
+def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: DiscardedList) -> str:
+    """deah-complete's certificates, in numpy batches, all checked by vector addition before they
+    are attached: the recursion on hop owners when every block is an ear, else each block's
+    witness system peeled down the order. Returns which of the two ran."""
     rule = ChoiceRule(network.widths, deah.seed)
     if deah.step3.ear_orderable:
         method, local = "ear recursion", LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule)
     else:
         method, local = "witness peeling", WitnessCertificates(network, deah.bases, deah.step3, rule)
-    by_sub: dict[int, list[int]] = {}
-    for k, d in enumerate(discarded):
-        by_sub.setdefault(d.substructure, []).append(k)
-    parts, targets, order = [], [], []
+    subs, rows = discarded.subs, discarded.rows
+    # Discards grouped by substructure (stable), in batches of bounded size.
+    order = np.argsort(subs, kind="stable")
+    cuts = np.flatnonzero(np.r_[True, np.diff(subs[order]) != 0, True])
+    parts, targets, done = [], [], 0
     batch: list[PathBlock] = []  # the witness peel takes paths of several substructures at once
 
     def flush():
         if batch:
             r, i, c = local.expand_blocks(batch)
-            parts.append((r + len(order) - sum(len(b) for b in batch), i, c))
+            parts.append((r + done - sum(len(b) for b in batch), i, c))
             batch.clear()
 
-    for idx, ks in by_sub.items():
-        block = deah.bases[idx]
-        for lo in range(0, len(ks), CERTIFICATE_BATCH):  # bounded memory per batch
-            chunk = ks[lo : lo + CERTIFICATE_BATCH]
-            nodes = np.array([discarded[k].indices for k in chunk], dtype=np.int64)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        block = deah.bases[int(subs[order[lo]])]
+        for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
+            chunk = PathBlock(block.layers, block.nodes[rows[order[start : min(hi, start + CERTIFICATE_BATCH)]]])
             if method == "ear recursion":
-                r, i, c = local.expand(block.layers, nodes)
-                parts.append((r + len(order), i, c))
+                r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
+                parts.append((r + done, i, c))
             else:
                 if sum(len(b) for b in batch) + len(chunk) > CERTIFICATE_BATCH:
                     flush()
-                batch.append(PathBlock(block.layers, nodes))
-            targets.append(PathBlock(block.layers, nodes))
-            order.extend(chunk)
+                batch.append(chunk)
+            targets.append(chunk)
+            done += len(chunk)
     flush()
-    rows, idx, coef = combine(tuple(np.concatenate([p[j] for p in parts]) for j in range(3)), len(order), local.size)
-    check_certificates(network, basis, targets, (rows, idx, coef))
-    bounds = np.searchsorted(rows, np.arange(len(order) + 1))
-    idx_l, coef_l = idx.tolist(), coef.tolist()
-    for pos, k in enumerate(order):
-        lo, hi = bounds[pos], bounds[pos + 1]
-        discarded[k].certificate = list(zip(idx_l[lo:hi], coef_l[lo:hi]))
+    # Each part's terms are already merged per row, and parts cover disjoint rows.
+    t_rows, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
+    check_certificates(network, basis, targets, (t_rows, idx, coef))
+    # Back to table order (term rows are positions in ``order``), terms by basis index.
+    k = order[t_rows]
+    by = np.argsort(k * local.size + idx)
+    k, idx, coef = k[by], idx[by], coef[by]
+    ptr = np.zeros(len(subs) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(k, minlength=len(subs)), out=ptr[1:])
+    discarded.set_certificates(ptr, idx, coef)
     return method

@@ -149,7 +149,15 @@ def case_deah(net) -> dict:
     return out
 
 
+def rule_counts(r) -> dict:
+    from basispath_graph.export import discards_by_step
+
+    return discards_by_step(r)
+
+
 def case_deah_complete(net) -> dict:
+    from basispath_graph.discarded import certificate_lengths
+
     r, out = _solve_case(net, "deah-complete")
     if r is not None:
         s3 = r.deah.step3
@@ -157,9 +165,10 @@ def case_deah_complete(net) -> dict:
         out.update(
             rules={k: rules.get(k, 0) for k in ("p0", "ear", "local")},
             ear_orderable=bool(s3.ear_orderable),
-            discards_by_step=dict(Counter(d.step for d in s3.discards)),
-            certificates_computed=sum(bool(d.certificate) for d in r.discarded),
-            certificate_max_size=max((len(d.certificate) for d in r.discarded), default=0),
+            discards_by_step=rule_counts(r),
+            certificates_computed=int((certificate_lengths(r.discarded) > 0).sum()),
+            certificate_max_size=int(certificate_lengths(r.discarded).max(initial=0)),
+            certificate_method=r.certificate_method,
         )
     return out
 
@@ -248,13 +257,16 @@ def case_store(net, store_dir: str, engine: str) -> dict:
         # Rows as _write_artifacts writes them: basis + discarded paths and their relationships.
         n, d = r.basis_size(), len(r.discarded)
         subs = [s for b, s in zip(r.basis, r.basis_substructures) for _ in range(len(b))]
-        origin = sum(s is not None for s in subs) + sum(x.substructure is not None for x in r.discarded)
-        certs = sum(len(x.certificate) for x in r.discarded)
+        from basispath_graph.discarded import DiscardedList, certificate_lengths
+
+        from_subs = len(r.discarded) if isinstance(r.discarded, DiscardedList) else sum(x.substructure is not None for x in r.discarded)
+        origin = sum(s is not None for s in subs) + from_subs
+        certs = int(certificate_lengths(r.discarded).sum())
         reasons = d
         if r.deah is not None:
             readmitted = {(x.layers, x.indices) for x in r.repairs if x.action != "drop"}
             reasons += sum(x.action != "drop" for x in r.repairs)
-            for disc in r.deah.step3.discards:
+            for disc in r.deah.step3.discards if readmitted else ():
                 block = r.deah.bases[disc.substructure]
                 if (block.layers, tuple(block.nodes[disc.row].tolist())) in readmitted:
                     reasons += 1

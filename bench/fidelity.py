@@ -17,6 +17,7 @@ import sys
 from collections import Counter, defaultdict
 from multiprocessing import Pool
 
+from basispath_graph.discarded import certificate_lengths
 from basispath_graph.network import Network
 from basispath_graph.presets import FAMILIES as PRESET_FAMILIES, PresetError, preset_network
 from basispath_graph.solve import solve
@@ -73,7 +74,8 @@ def measure(item: tuple[str, dict]) -> dict:
         "complete_repairs": complete.repairs_needed,
         "complete_defect": complete.verdict.defect,
         "rules": dict(Counter(complete.deah.step3.rules.values())),
-        "cert_sizes": dict(Counter(len(d.certificate) for d in complete.discarded)),
+        "cert_sizes": dict(Counter(certificate_lengths(complete.discarded).tolist())),
+        "cert_method": complete.certificate_method,
     }
 
 

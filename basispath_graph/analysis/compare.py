@@ -14,6 +14,7 @@ from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..export import discards_by_step
 from ..network import Network
+from ..discarded import certificate_lengths
 from ..solve import solve
 from ..store import Store
 from ..store.runs import network_key
@@ -74,7 +75,7 @@ def column_from_result(label: str, result) -> Column:
             chain_discards=by_step.get("chain", 0),
             head_discards=by_step.get("head", 0),
             **{f"{step}_discards": n for step, n in by_step.items() if step not in SDVCHAIN_STEPS},
-            certificate_max=max((len(d.certificate) for d in result.discarded), default=0),
+            certificate_max=int(certificate_lengths(result.discarded).max(initial=0)),
         )
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 

@@ -135,19 +135,26 @@ class LocalCertificates:
         take = _gather(ptr, keys)
         return np.repeat(np.arange(len(keys), dtype=np.int64), ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
 
-    def expand(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
-        """Certificates of the paths ``nodes`` (rows) along ``layers``: (row, basis index, coef)."""
+    def expand(self, layers: tuple[int, ...], nodes: np.ndarray, distinct: bool = False) -> Terms:
+        """Certificates of the paths ``nodes`` (rows) along ``layers``: (row, basis index, coef);
+        ``distinct``: the caller knows the rows are distinct paths."""
         nodes = np.asarray(nodes, dtype=np.int64)
         if len(nodes) == 0:
             return _empty()
+        if distinct:  # e.g. rows of one B_r: nothing to de-duplicate
+            return combine(self._expand_unique(tuple(layers), nodes), len(nodes), self.size)
         widths = [self.network.widths[l] for l in layers]
         if float(np.prod(widths, dtype=np.float64)) < 2.0**62:
             # Rows as mixed-radix integers: a 1-D unique is far cheaper than unique(axis=0).
             key = np.zeros(len(nodes), dtype=np.int64)
             for k, w in enumerate(widths):
                 key = key * w + nodes[:, k]
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            uniq = nodes[first]
+            # Any representative of a group will do: one unstable sort, no first-index search.
+            order = np.argsort(key)
+            starts = np.r_[True, key[order][1:] != key[order][:-1]]
+            inverse = np.empty(len(nodes), dtype=np.int64)
+            inverse[order] = np.cumsum(starts) - 1
+            uniq = nodes[order[starts]]
         else:
             uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -157,9 +164,8 @@ class LocalCertificates:
             original = np.empty(len(nodes), dtype=np.int64)
             original[inverse] = np.arange(len(nodes), dtype=np.int64)
             return original[rows], idx, coef
-        # Replicate each unique row's terms for every original row that maps to it.
-        order = np.argsort(rows, kind="stable")
-        rows, idx, coef = rows[order], idx[order], coef[order]
+        # Replicate each unique row's terms for every original row that maps to it (``combine``
+        # returns the terms sorted by row).
         ptr = np.zeros(len(uniq) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(uniq)), out=ptr[1:])
         take = _gather(ptr, inverse)
@@ -205,11 +211,15 @@ class LocalCertificates:
 def combine(terms: Terms, n_rows: int, size: int) -> Terms:
     """Merge equal (row, basis index) terms, drop zero coefficients; sorted by row, then index."""
     rows, idx, coef = terms
+    if len(rows) == 0:
+        return _empty()
     key = rows * size + idx
-    uniq, inv = np.unique(key, return_inverse=True)
-    total = np.bincount(inv.reshape(-1), weights=coef, minlength=len(uniq)).astype(np.int64)
+    order = np.argsort(key)
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    total = np.add.reduceat(coef[order], starts)
     keep = total != 0
-    uniq, total = uniq[keep], total[keep]
+    uniq, total = key[starts][keep], total[keep]
     return uniq // size, uniq % size, total
 
 
@@ -222,13 +232,30 @@ def check_certificates(network: Network, basis: list[PathBlock], targets: list[P
     rows, idx, coef = terms
     bptr, bw = flatten_blocks(network, basis)
     tptr, tw = flatten_blocks(network, targets)
-    lens = bptr[idx + 1] - bptr[idx]
     m = network.m
-    key = np.concatenate([np.repeat(rows, lens) * m + bw[_gather(bptr, idx)], np.repeat(np.arange(len(tptr) - 1), np.diff(tptr)) * m + tw])
-    val = np.concatenate([np.repeat(coef, lens), -np.ones(len(tw), dtype=np.int64)])
-    uniq, inv = np.unique(key, return_inverse=True)
-    total = np.bincount(inv.reshape(-1), weights=val, minlength=len(uniq))
+    # Exact multiset comparison: sum over coef > 0 of coef x path == the target + sum over
+    # coef < 0 of |coef| x path, as multisets of (row, weight) keys; sorted arrays are equal iff
+    # the certificate adds up. Terms repeat |coef| times (coefficients are small here).
+    target = np.repeat(np.arange(len(tptr) - 1, dtype=np.int64), np.diff(tptr)) * m + tw
+    reps = np.abs(coef)
+    if len(reps) and reps.max() <= 64:
+        r_rows, r_idx, r_pos = np.repeat(rows, reps), np.repeat(idx, reps), np.repeat(coef > 0, reps)
+        lens = bptr[r_idx + 1] - bptr[r_idx]
+        keys = np.repeat(r_rows, lens) * m + bw[_gather(bptr, r_idx)]
+        positive = np.repeat(r_pos, lens)
+        left, right = np.sort(keys[positive]), np.sort(np.concatenate([keys[~positive], target]))
+        if len(left) == len(right) and np.array_equal(left, right):
+            return
+    # Sum per (row, weight) key: the general way, and on failure to name the first bad row.
+    lens = bptr[idx + 1] - bptr[idx]
+    val = np.concatenate([np.repeat(coef, lens), -np.ones(len(target), dtype=np.int64)])
+    key = np.concatenate([np.repeat(rows, lens) * m + bw[_gather(bptr, idx)], target])
+    order = np.argsort(key)
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    total = np.add.reduceat(val[order], starts)
     bad = np.flatnonzero(total != 0)
-    if len(bad):
-        row = int(uniq[bad[0]] // m)
-        raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")
+    if not len(bad):
+        return
+    row = int(key[starts[bad[0]]] // m)
+    raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")

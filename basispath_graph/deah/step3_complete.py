@@ -22,7 +22,6 @@ the shared choice rule. Step 3 is replaced (docs/deah-complete.md has the argume
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,21 +30,21 @@ from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
-from .step3_sdvchain import Discard, Step3Result
+from .discard_table import DiscardTable
+from .step3_sdvchain import Step3Result
 
 __all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "LayerDebt", "ear_order", "run_step3_complete"]
 
 
-# Discard.step values of deah-complete: the hop rule ("prefix": differs from the kept path owning
-# the same new-hop weight before that hop; "suffix": after it), a substructure with no new hop,
-# one whose new hops are separate runs, and the exact-elimination fallback.
+# Discard.step values of deah-complete: the ear's hop rule ("prefix": differs from the kept path
+# owning the same new-hop weight before that hop; "suffix": after it) and the local rule.
 COMPLETE_STEPS = ("prefix", "suffix", "local")
 
 
 @dataclass
 class CompleteStep3(Step3Result):
-    """Step3Result of deah-complete: ``discards`` use the steps "prefix", "suffix", "no-new-hop"
-    and "elimination" (see module docstring); ``chains``/``q_sets`` stay empty."""
+    """Step3Result of deah-complete: ``discards`` is a ``DiscardTable`` (steps "prefix", "suffix"
+    and "local"); ``chains``/``q_sets`` stay empty."""
 
     order: list[int] = field(default_factory=list)  # processing order of the selected substructures, p_0 first
     new_hops: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # idx -> hops new at its turn
@@ -56,12 +55,12 @@ class CompleteStep3(Step3Result):
 
     @property
     def ear_orderable(self) -> bool:
-        """Every substructure is an ear: the local certificates of ``PathExpander`` apply."""
+        """Every substructure is an ear: the ear recursion of ``LocalCertificates`` applies."""
         return all(r in ("p0", "ear") for r in self.rules.values())
 
 
     def rule_counts(self) -> dict[str, int]:
-        return dict(Counter(d.step for d in self.discards))
+        return dict(self.discards.step_counts())
 
 
 def _hops(layers) -> list[tuple[int, int]]:
@@ -136,24 +135,8 @@ def _owner_rows(block: PathBlock, hop: tuple[int, int], chains: Chains) -> tuple
     return j, mask
 
 
-def _differences(network: Network, block: PathBlock, rows: np.ndarray, partners: np.ndarray):
-    """Per discarded row: (partner's unshared weights, own unshared weights, shared weights)."""
-    mine = network.weight_ids(block.take(rows))
-    theirs = network.weight_ids(block.take(partners))
-    same = mine == theirs
-    out = []
-    for m_row, t_row, s_row in zip(mine.tolist(), theirs.tolist(), same.tolist()):
-        out.append((
-            tuple(t for t, eq in zip(t_row, s_row) if not eq),
-            tuple(w for w, eq in zip(m_row, s_row) if not eq),
-            tuple(w for w, eq in zip(m_row, s_row) if eq),
-        ))
-    return out
-
-
-def _hop_discards(network: Network, idx: int, block: PathBlock, hop: tuple[int, int], j: int, keep: np.ndarray) -> list[Discard]:
+def _hop_discards(table: DiscardTable, idx: int, block: PathBlock, hop: tuple[int, int], j: int, keep: np.ndarray, wb: int) -> None:
     """Discards of the hop rule: each row shares its new-hop weight f with the kept X_r(f)."""
-    wb = network.widths[hop[1]]
     nodes = block.nodes
     kept_rows = np.flatnonzero(keep)
     partner_of = np.empty(len(kept_rows), dtype=np.int64)
@@ -161,16 +144,7 @@ def _hop_discards(network: Network, idx: int, block: PathBlock, hop: tuple[int, 
     drop = np.flatnonzero(~keep)
     partners = partner_of[nodes[drop, j] * wb + nodes[drop, j + 1]]
     same_prefix = np.all(nodes[drop, : j + 1] == nodes[partners, : j + 1], axis=1)
-    out = []
-    for r, sp, (ep, iep, shared) in zip(drop.tolist(), same_prefix.tolist(), _differences(network, block, drop, partners)):
-        f = network.offsets[hop] + int(nodes[r, j]) * wb + int(nodes[r, j + 1])
-        out.append(Discard(idx, r, "suffix" if sp else "prefix", 0, (idx, idx), (hop,), ep, (f,), iep, shared))
-    return out
-
-
-def _discards(network: Network, idx: int, block: PathBlock, rows, step: str) -> list[Discard]:
-    wids = network.weight_ids(block.take(np.asarray(rows, dtype=np.int64))).tolist()
-    return [Discard(idx, r, step, 0, (idx, idx), (), (), (), tuple(w), ()) for r, w in zip(list(rows), wids)]
+    table.add_hop(idx, drop, hop, partners, same_prefix)
 
 
 @dataclass
@@ -328,7 +302,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     chains = Chains(network, rule)
     alive: dict[int, np.ndarray] = {}
     rules: dict[int, str] = {}
-    discards: list[Discard] = []
+    discards = DiscardTable(network, bases)
     debts: list[LayerDebt] = []
     paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = {}
     for idx in order:
@@ -342,7 +316,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             expected = network.widths[news[0][0]] * network.widths[news[0][1]]
             if int(keep.sum()) != expected:  # Subroutine's output always has them; say so if not
                 raise AssertionError(f"{block.layers}: {int(keep.sum())} owner rows for {news[0]}, expected {expected}")
-            discards.extend(_hop_discards(network, idx, block, news[0], j, keep))
+            _hop_discards(discards, idx, block, news[0], j, keep, network.widths[news[0][1]])
         else:
             rules[idx] = "local"
             paid_debts[idx] = [(d.layer, frozenset(d.into), frozenset(d.out_of)) for d, _, _ in paying]
@@ -354,7 +328,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
                 keep = _keep_one_new_hop(network, block, news[0], first, paying)
             else:
                 keep = _keep_independent(_Witness(network, block, news, paying), first)
-            discards.extend(_discards(network, idx, block, np.flatnonzero(~keep).tolist(), "local"))
+            discards.add_local(idx, np.flatnonzero(~keep))
         debts += _runs_debts(news)
         alive[idx] = keep
     return CompleteStep3([], [], alive, discards, 0, order, news_of, rules, paid_debts)

@@ -156,17 +156,16 @@ def _axpy(v: dict[int, int], a: int, x: dict[int, int]) -> None:
 
 
 def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> Terms:
-    """Sum equal (row, col) entries modulo P and drop zeros."""
+    """Sum equal (row, col) entries modulo P and drop zeros; sorted by row, then col."""
     if len(rows) == 0:
         return _empty()
     key = rows * width + cols
-    uniq, inv = np.unique(key, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(inv, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(inv[order]) != 0])
+    order = np.argsort(key)
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     total = np.add.reduceat(vals[order] % P, starts) % P
     keep = total != 0
-    uniq, total = uniq[keep], total[keep]
+    uniq, total = key[starts][keep], total[keep]
     return uniq // width, uniq % width, total
 
 
@@ -388,7 +387,12 @@ class _Residual:
         hops = []
         for j, hop in enumerate(self.peel.hops_of(layers)):
             if below is None or self.peel.hop_owner[hop] < below:
-                self.buckets.setdefault(hop, []).append((rows, wids[:, j], coef))
+                parts = self.buckets.setdefault(hop, [])
+                parts.append((rows, wids[:, j], coef))
+                if sum(len(p[0]) for p in parts) > 4 * self.n + 100_000:
+                    # Most entries cancel (p_0's hops receive some from every block): merging
+                    # now and then keeps memory proportional to what is really left.
+                    self.buckets[hop] = [self._merged(parts)]
                 hops.append(hop)
         if self.totals is not None and hops and len(rows):
             # Every hop of the path gets the same total: coef summed per row.

@@ -23,6 +23,7 @@ from ..deah.step1_substructures import TooManySubstructures
 from ..deah.step3_sdvchain import Discard
 from ..guards import ResourceLimit
 from ..network import Network, PathBlock, blocks_from_json
+from ..discarded import DiscardedList
 from ..solve import SolveResult, solve
 from .base import Ragged, Store, StoreError
 from .relations import StoreRelations, edge_code
@@ -235,7 +236,12 @@ def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -
         bulk("insert_chains", _columns(links))
 
     stage("basis paths")
-    discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
+    if isinstance(result.discarded, DiscardedList):  # arrays: no record per path needed here
+        discarded_blocks = result.discarded.blocks()
+        discarded_subs = result.discarded.subs.tolist()
+    else:
+        discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
+        discarded_subs = [d.substructure for d in result.discarded]
     kept_columns = _path_columns(run_id, net, result.basis, 0, True)
     kept_uids = kept_columns["uid"]
     n = len(kept_uids)
@@ -248,11 +254,7 @@ def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -
     if deah is not None:
         subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
         origin = [(kept_uids[i], f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
-        origin += [
-            (discarded_uids[k], f"{run_id}:s{d.substructure}")
-            for k, d in enumerate(result.discarded)
-            if d.substructure is not None
-        ]
+        origin += [(discarded_uids[k], f"{run_id}:s{s}") for k, s in enumerate(discarded_subs) if s is not None]
         bulk("link_from_substructure", {"from": [a for a, _ in origin], "to": [b for _, b in origin]})
 
         stage("discards")
