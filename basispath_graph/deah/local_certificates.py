@@ -44,6 +44,20 @@ def _concat(parts: list[Terms]) -> Terms:
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
 
 
+def _radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
+    """Each row as mixed-radix int64 keys over consecutive column groups (a group is closed
+    before its product of widths would reach 2^62): equal rows <=> equal keys."""
+    keys, key, span = [], np.zeros(len(nodes), dtype=np.int64), 1
+    for k, w in enumerate(widths):
+        if span * w >= 2**62:
+            keys.append(key)
+            key, span = np.zeros(len(nodes), dtype=np.int64), 1
+        key = key * w + nodes[:, k]
+        span *= w
+    keys.append(key)
+    return keys
+
+
 def _lookup(table: dict[tuple[int, ...], int], rows: np.ndarray) -> np.ndarray:
     return np.fromiter((table[t] for t in map(tuple, rows.tolist())), dtype=np.int64, count=len(rows))
 
@@ -143,21 +157,18 @@ class LocalCertificates:
             return _empty()
         if distinct:  # e.g. rows of one B_r: nothing to de-duplicate
             return combine(self._expand_unique(tuple(layers), nodes), len(nodes), self.size)
-        widths = [self.network.widths[l] for l in layers]
-        if float(np.prod(widths, dtype=np.float64)) < 2.0**62:
-            # Rows as mixed-radix integers: a 1-D unique is far cheaper than unique(axis=0).
-            key = np.zeros(len(nodes), dtype=np.int64)
-            for k, w in enumerate(widths):
-                key = key * w + nodes[:, k]
-            # Any representative of a group will do: one unstable sort, no first-index search.
-            order = np.argsort(key)
-            starts = np.r_[True, key[order][1:] != key[order][:-1]]
-            inverse = np.empty(len(nodes), dtype=np.int64)
-            inverse[order] = np.cumsum(starts) - 1
-            uniq = nodes[order[starts]]
-        else:
-            uniq, inverse = np.unique(nodes, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        # Rows as mixed-radix integers (a few, when one would overflow): sorting them is far
+        # cheaper than unique(axis=0). Any representative of a group will do.
+        keys = _radix_keys(nodes, [self.network.widths[l] for l in layers])
+        order = np.argsort(keys[0]) if len(keys) == 1 else np.lexsort(keys[::-1])
+        starts = np.zeros(len(nodes), dtype=bool)
+        starts[0] = True
+        for key in keys:
+            sk = key[order]
+            starts[1:] |= sk[1:] != sk[:-1]
+        inverse = np.empty(len(nodes), dtype=np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+        uniq = nodes[order[starts]]
         # Merge terms here: most of the recursion's terms cancel, and keeping them costs memory.
         rows, idx, coef = combine(self._expand_unique(tuple(layers), uniq), len(uniq), self.size)
         if len(uniq) == len(nodes):  # all distinct: unique row k is original row original[k]
