@@ -219,42 +219,49 @@ def solve(
 CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
 
 
+def _batched(expand_blocks):
+    """``expand_blocks`` over at most CERTIFICATE_BATCH paths at a time (blocks are split), rows
+    numbered across all of them."""
+
+    def run(blocks: list[PathBlock]):
+        parts, done, batch, size = [], 0, [], 0
+        pieces = [PathBlock(b.layers, b.nodes[lo : lo + CERTIFICATE_BATCH]) for b in blocks for lo in range(0, len(b), CERTIFICATE_BATCH)]
+        for piece in pieces + [None]:
+            if batch and (piece is None or size + len(piece) > CERTIFICATE_BATCH):
+                r, i, c = expand_blocks(batch)
+                parts.append((r + done, i, c))
+                done, batch, size = done + size, [], 0
+            if piece is not None:
+                batch.append(piece)
+                size += len(piece)
+        return tuple(np.concatenate([p[j] for p in parts]) for j in range(3)) if parts else (np.zeros(0, dtype=np.int64),) * 3
+
+    return run
+
+
 def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: DiscardedList) -> str:
     """deah-complete's certificates, in numpy batches, all checked by vector addition before they
-    are attached: the recursion on hop owners when every block is an ear, else each block's
-    witness system peeled down the order. Returns which of the two ran."""
+    are attached: the recursion on hop owners; the hops of local blocks go through their spliced
+    paths, certified by peeling each block's witness system down the order. Returns the method."""
     rule = ChoiceRule(network.widths, deah.seed)
-    if deah.step3.ear_orderable:
-        method, local = "ear recursion", LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule)
-    else:
-        method, local = "witness peeling", WitnessCertificates(network, deah.bases, deah.step3, rule)
+    method, spliced = "ear recursion", None
+    if not deah.step3.ear_orderable:
+        method = "ear recursion + witness peeling"
+        spliced = _batched(WitnessCertificates(network, deah.bases, deah.step3, rule).expand_blocks)
+    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, spliced)
     subs, rows = discarded.subs, discarded.rows
     # Discards grouped by substructure (stable), in batches of bounded size.
     order = np.argsort(subs, kind="stable")
     cuts = np.flatnonzero(np.r_[True, np.diff(subs[order]) != 0, True])
     parts, targets, done = [], [], 0
-    batch: list[PathBlock] = []  # the witness peel takes paths of several substructures at once
-
-    def flush():
-        if batch:
-            r, i, c = local.expand_blocks(batch)
-            parts.append((r + done - sum(len(b) for b in batch), i, c))
-            batch.clear()
-
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         block = deah.bases[int(subs[order[lo]])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
             chunk = PathBlock(block.layers, block.nodes[rows[order[start : min(hi, start + CERTIFICATE_BATCH)]]])
-            if method == "ear recursion":
-                r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
-                parts.append((r + done, i, c))
-            else:
-                if sum(len(b) for b in batch) + len(chunk) > CERTIFICATE_BATCH:
-                    flush()
-                batch.append(chunk)
+            r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
+            parts.append((r + done, i, c))
             targets.append(chunk)
             done += len(chunk)
-    flush()
     # Each part's terms are already merged per row, and parts cover disjoint rows.
     t_rows, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
     check_certificates(network, basis, targets, (t_rows, idx, coef))

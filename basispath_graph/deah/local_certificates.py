@@ -18,6 +18,8 @@ Every call handles all paths that share one layer sequence at once (unique rows 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..choices import ChoiceRule
@@ -90,9 +92,17 @@ def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
 class LocalCertificates:
     """Certificates over the kept set of an ear-ordered ``CompleteStep3`` (basis order: ``order``)."""
 
-    def __init__(self, network: Network, step1: Step1Result, bases: dict[int, PathBlock], step3: CompleteStep3, rule: ChoiceRule):
-        if not step3.ear_orderable:
-            raise ValueError("local certificates need an ear order (every rule 'ear')")
+    def __init__(
+        self,
+        network: Network,
+        step1: Step1Result,
+        bases: dict[int, PathBlock],
+        step3: CompleteStep3,
+        rule: ChoiceRule,
+        spliced_expander: Callable[[list[PathBlock]], Terms] | None = None,
+    ):
+        if not step3.ear_orderable and spliced_expander is None:
+            raise ValueError("a selection with local blocks needs certificates of the spliced paths (spliced_expander)")
         self.network = network
         w, L = network.widths, network.L
         chains = Chains(network, rule)
@@ -107,7 +117,21 @@ class LocalCertificates:
         self.in0, self.out0, self.S0, self.T0 = mlp_tables(network, chains, bases[p0], starts[p0])
         # Owned skip hops: Y table, owner rank, owner walks.
         self.hop: dict[tuple[int, int], dict] = {}
+        spliced: list[tuple[int, int]] = []
         for idx in step3.order[1:]:
+            if step3.rules[idx] != "ear":
+                # A local block keeps only part of its X_r(f): its hops use the spliced paths
+                # Z(f) = in_0(u) + f + out_0(v) instead, certified by ``spliced_expander``.
+                for a, b in step3.new_hops[idx]:
+                    self.hop[(a, b)] = {
+                        "rank": rank[idx],
+                        "pre": self.mlp[: a + 1],
+                        "suf": self.mlp[b:],
+                        "in": self.in0[a],
+                        "out": self.out0[b],
+                    }
+                    spliced.append((a, b))
+                continue
             (a, b), = step3.new_hops[idx]
             block = bases[idx]
             rows = np.flatnonzero(step3.alive[idx])
@@ -125,6 +149,19 @@ class LocalCertificates:
             }
         self.size = base
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        if spliced:
+            blocks = []
+            for a, b in spliced:
+                u, v = np.divmod(np.arange(w[a] * w[b]), w[b])
+                blocks.append(PathBlock(self.mlp[: a + 1] + self.mlp[b:], np.concatenate([self.in0[a][u], self.out0[b][v]], axis=1)))
+            rows, idx, coef = spliced_expander(blocks)
+            first = 0
+            for (a, b), block in zip(spliced, blocks):
+                lo, hi = np.searchsorted(rows, [first, first + len(block)])
+                ptr = np.zeros(len(block) + 1, dtype=np.int64)
+                np.cumsum(np.bincount(rows[lo:hi] - first, minlength=len(block)), out=ptr[1:])
+                self.hop[(a, b)]["Z"] = (ptr, idx[lo:hi], coef[lo:hi])
+                first += len(block)
 
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
         """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's
@@ -195,7 +232,13 @@ class LocalCertificates:
         a, b = lam[i], lam[i + 1]
         h = self.hop[(a, b)]
         u, v = N[:, i], N[:, i + 1]
-        parts = [(ar, h["Y"][u, v], np.ones(n, dtype=np.int64))]
+        if "Y" in h:
+            parts = [(ar, h["Y"][u, v], np.ones(n, dtype=np.int64))]
+        else:  # a local block's hop: the spliced path's certificate, looked up by weight
+            ptr, z_idx, z_coef = h["Z"]
+            f = u * self.network.widths[b] + v
+            take = _gather(ptr, f)
+            parts = [(np.repeat(ar, ptr[f + 1] - ptr[f]), z_idx[take], z_coef[take])]
         # Prefix difference, completed by p_0's direct walk from u.
         pre_r = h["in"][u]
         differ = ar if lam[: i + 1] != h["pre"] else np.flatnonzero(np.any(N[:, : i + 1] != pre_r, axis=1))
