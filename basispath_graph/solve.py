@@ -60,7 +60,7 @@ class SolveResult:
     repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
     timings: dict[str, float] = field(default_factory=dict)
     # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
-    # deah-complete's local ones (docs/deah-complete.md), "global" the exact Expresser.
+    # deah-complete's local ones (docs/deah-complete.md), "global elimination" the exact Expresser.
     certificate_method: str | None = None
 
     @property
@@ -209,7 +209,7 @@ def solve(
             if engine == "deah-complete" and not repairs:
                 result.certificate_method = _local_certificates(network, deah, basis, discarded)
             else:
-                result.certificate_method = "global"
+                result.certificate_method = "global elimination"
                 expresser = Expresser(network, basis)
                 for d in discarded:
                     d.certificate = expresser.express(d.layers, d.indices)

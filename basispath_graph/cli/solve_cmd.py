@@ -48,7 +48,7 @@ def _print_report(console: Console, s: dict) -> None:
     if s["engine"] != "skeleton" and s["discarded"] and s["certified"]:
         console.print(
             f"certificates: {s['discarded']} discarded path(s), each verified by vector addition "
-            f"(largest uses {s['certificate_max_size']} basis paths; computed by {s['certificate_method']})"
+            f"(largest uses {s['certificate_max_size']} basis paths; method: {s['certificate_method']})"
         )
     times = ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items())
     console.print(f"time: {times}", style="dim")
