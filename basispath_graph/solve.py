@@ -24,7 +24,7 @@ from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
-from .verify import Expresser, IncrementalBasis, Verdict, certify
+from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]
 
@@ -253,18 +253,19 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     # Discards grouped by substructure (stable), in batches of bounded size.
     order = np.argsort(subs, kind="stable")
     cuts = np.flatnonzero(np.r_[True, np.diff(subs[order]) != 0, True])
-    parts, targets, done = [], [], 0
+    flat_basis = flatten_blocks(network, basis)
+    parts, done = [], 0
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         block = deah.bases[int(subs[order[lo]])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
             chunk = PathBlock(block.layers, block.nodes[rows[order[start : min(hi, start + CERTIFICATE_BATCH)]]])
             r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
+            # Checked batch by batch: all at once would hold every term's weights in memory.
+            check_certificates(network, flat_basis, [chunk], (r, i, c), first=done)
             parts.append((r + done, i, c))
-            targets.append(chunk)
             done += len(chunk)
     # Each part's terms are already merged per row, and parts cover disjoint rows.
     t_rows, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
-    check_certificates(network, basis, targets, (t_rows, idx, coef))
     # Back to table order (term rows are positions in ``order``), terms by basis index.
     k = order[t_rows]
     by = np.argsort(k * local.size + idx)

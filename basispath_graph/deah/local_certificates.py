@@ -277,14 +277,16 @@ def combine(terms: Terms, n_rows: int, size: int) -> Terms:
     return uniq // size, uniq % size, total
 
 
-def check_certificates(network: Network, basis: list[PathBlock], targets: list[PathBlock], terms: Terms) -> None:
+def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, first: int = 0) -> None:
     """Vector addition, all at once: for every target path, sum of coef x basis path == the path.
 
-    ``targets`` are the discarded paths in row order (concatenated); raises
-    ``CertificateMismatchError`` naming the first path whose certificate does not sum to it.
+    ``basis`` is the list of basis blocks or its ``flatten_blocks`` form (pass that when checking
+    batch by batch); ``targets`` are the discarded paths in row order (concatenated); raises
+    ``CertificateMismatchError`` naming the first path whose certificate does not sum to it
+    (counting from ``first``).
     """
     rows, idx, coef = terms
-    bptr, bw = flatten_blocks(network, basis)
+    bptr, bw = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
     tptr, tw = flatten_blocks(network, targets)
     m = network.m
     # Exact multiset comparison: sum over coef > 0 of coef x path == the target + sum over
@@ -311,5 +313,5 @@ def check_certificates(network: Network, basis: list[PathBlock], targets: list[P
     bad = np.flatnonzero(total != 0)
     if not len(bad):
         return
-    row = int(key[starts[bad[0]]] // m)
+    row = first + int(key[starts[bad[0]]] // m)
     raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")
