@@ -203,3 +203,65 @@ def test_stored_run_why_and_compare_name_the_rules(tmp_path):
         assert text in out and "verified now by vector addition" in out
     table = cli("compare", run["run_id"], "--store", store, check=0).stdout
     assert "discards: local rule (deah-complete)" in table and "18" in table
+
+
+def test_discards_are_arrays_read_as_records_the_same_way_by_index_and_by_iteration():
+    r = solve_complete(preset_network("resnet", 6, 2))  # hop rule and local rule both discard
+    table, listed = r.deah.step3.discards, r.discarded
+    records = list(table)
+    assert len(records) == len(table) == len(listed) == 28
+    assert [table[k] for k in range(len(table))] == records and table[-1] == records[-1]
+    assert table.step_counts() == Counter(d.step for d in records) == Counter({"local": 18, "suffix": 6, "prefix": 4})
+    with pytest.raises(IndexError):
+        table[len(table)]
+    paths = list(listed)
+    assert [listed[k] for k in range(len(listed))] == paths
+    assert [len(p.certificate) for p in paths] == listed.certificate_lengths().tolist()
+    # blocks() gives the same paths in the same order, without records
+    assert [tuple(map(tuple, p)) for p in paths_to_json(listed.blocks())] == [tuple(zip(p.layers, p.indices)) for p in paths]
+    for p, d in zip(paths, records):
+        block = r.deah.bases[d.substructure]
+        assert (p.layers, p.indices, p.reason) == (block.layers, tuple(block.nodes[d.row].tolist()), d)
+
+
+def test_a_wrong_certificate_is_caught_by_the_vector_addition_and_names_the_path():
+    from basispath_graph.deah.local_certificates import check_certificates
+    from basispath_graph.verify import CertificateMismatchError
+
+    r = solve_complete(preset_network("resnet", 6, 2))
+    d = r.discarded
+    target = [type(r.basis[0])(d[3].layers, np.array([d[3].indices]))]
+    (k, c), *rest = d[3].certificate
+    check_certificates(r.network, r.basis, target, (np.zeros(len(rest) + 1, dtype=np.int64), np.array([k] + [i for i, _ in rest]), np.array([c] + [x for _, x in rest])))
+    with pytest.raises(CertificateMismatchError, match="certificate of discarded path 7 does not sum to the path"):
+        check_certificates(r.network, r.basis, target, (np.zeros(len(rest) + 1, dtype=np.int64), np.array([k] + [i for i, _ in rest]), np.array([c + 1] + [x for _, x in rest])), first=7)
+
+
+def test_witness_peel_refuses_what_is_not_in_the_span_of_a_block():
+    # Drop one kept row of a local block: its witness system loses rank, and the peel of the
+    # dropped path can no longer be written over what is left (the union is not a basis).
+    from basispath_graph.deah.witness_certificates import WitnessCertificates, alpha_functional
+
+    net = preset_network("resnet", 6, 2)
+    r = solve_complete(net)
+    d = r.deah
+    idx = next(i for i in d.step3.order if d.step3.rules[i] == "local")
+    alive = d.step3.alive[idx].copy()
+    dropped = int(np.flatnonzero(alive)[0])
+    d.step3.alive[idx][dropped] = False
+    try:
+        peel = WitnessCertificates(net, d.bases, d.step3, ChoiceRule(net.widths, 0))
+        rows, idx_, coef = peel.expand(d.bases[idx].layers, d.bases[idx].nodes[[dropped]])
+        # whatever came out cannot add up to the path
+        from basispath_graph.deah.local_certificates import check_certificates
+        from basispath_graph.verify import CertificateMismatchError
+
+        kept = [blk.take(d.step3.alive[i]) for i, blk in ((i, d.bases[i]) for i in d.step3.order)]
+        with pytest.raises(CertificateMismatchError):
+            check_certificates(net, kept, [d.bases[idx].take([dropped])], (rows, idx_, coef))
+    finally:
+        d.step3.alive[idx][dropped] = True
+    # the alpha functional: vanishes on earlier alpha vectors, 1 on its own
+    earlier = np.array([[1, 1, 0, 0], [0, 1, 1, 0]])
+    lam = alpha_functional(earlier, np.array([1, 0, 0, 1]))
+    assert ((earlier @ lam) % 2_147_483_647 == 0).all() and int(np.array([1, 0, 0, 1]) @ lam) % 2_147_483_647 == 1
