@@ -258,10 +258,11 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         block = deah.bases[int(subs[order[lo]])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
-            chunk = PathBlock(block.layers, block.nodes[rows[order[start : min(hi, start + CERTIFICATE_BATCH)]]])
+            which = order[start : min(hi, start + CERTIFICATE_BATCH)]
+            chunk = PathBlock(block.layers, block.nodes[rows[which]])
             r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
             # Checked batch by batch: all at once would hold every term's weights in memory.
-            check_certificates(network, flat_basis, [chunk], (r, i, c), first=done)
+            check_certificates(network, flat_basis, [chunk], (r, i, c), row_ids=which)
             parts.append((r + done, i, c))
             done += len(chunk)
     # Each part's terms are already merged per row, and parts cover disjoint rows.

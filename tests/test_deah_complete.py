@@ -234,7 +234,7 @@ def test_a_wrong_certificate_is_caught_by_the_vector_addition_and_names_the_path
     (k, c), *rest = d[3].certificate
     check_certificates(r.network, r.basis, target, (np.zeros(len(rest) + 1, dtype=np.int64), np.array([k] + [i for i, _ in rest]), np.array([c] + [x for _, x in rest])))
     with pytest.raises(CertificateMismatchError, match="certificate of discarded path 7 does not sum to the path"):
-        check_certificates(r.network, r.basis, target, (np.zeros(len(rest) + 1, dtype=np.int64), np.array([k] + [i for i, _ in rest]), np.array([c + 1] + [x for _, x in rest])), first=7)
+        check_certificates(r.network, r.basis, target, (np.zeros(len(rest) + 1, dtype=np.int64), np.array([k] + [i for i, _ in rest]), np.array([c + 1] + [x for _, x in rest])), row_ids=np.array([7]))
 
 
 def test_witness_peel_refuses_what_is_not_in_the_span_of_a_block():

@@ -277,13 +277,13 @@ def combine(terms: Terms, n_rows: int, size: int) -> Terms:
     return uniq // size, uniq % size, total
 
 
-def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, first: int = 0) -> None:
+def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, row_ids: np.ndarray | None = None) -> None:
     """Vector addition, all at once: for every target path, sum of coef x basis path == the path.
 
     ``basis`` is the list of basis blocks or its ``flatten_blocks`` form (pass that when checking
     batch by batch); ``targets`` are the discarded paths in row order (concatenated); raises
     ``CertificateMismatchError`` naming the first path whose certificate does not sum to it
-    (counting from ``first``).
+    (by its row, or by ``row_ids[row]`` when given).
     """
     rows, idx, coef = terms
     bptr, bw = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
@@ -313,5 +313,6 @@ def check_certificates(network: Network, basis, targets: list[PathBlock], terms:
     bad = np.flatnonzero(total != 0)
     if not len(bad):
         return
-    row = first + int(key[starts[bad[0]]] // m)
+    row = int(key[starts[bad[0]]] // m)
+    row = int(row_ids[row]) if row_ids is not None else row
     raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")

@@ -181,9 +181,9 @@ class WitnessCertificates:
         hop_id = {h: k for k, h in enumerate(hops)}
         # Per weight: its hop, source and target neuron.
         self.hop_of = np.repeat(np.arange(len(hops), dtype=np.int64), [w[a] * w[b] for a, b in hops])
-        local = np.arange(m, dtype=np.int64) - np.repeat([network.offsets[h] for h in hops], [w[a] * w[b] for a, b in hops])
+        self.local_w = np.arange(m, dtype=np.int64) - np.repeat([network.offsets[h] for h in hops], [w[a] * w[b] for a, b in hops])
         width_b = np.repeat([w[b] for _, b in hops], [w[a] * w[b] for a, b in hops])
-        self.src, self.dst = local // width_b, local % width_b
+        self.src, self.dst = self.local_w // width_b, self.local_w % width_b
         # Owner (position in the order) of every hop and weight: p_0's hops 0, a skip hop the
         # block that brought it.
         self.hop_id = hop_id
@@ -235,17 +235,19 @@ class WitnessCertificates:
 
     def _local_system(self, k: int, idx: int, step3: CompleteStep3, hop_id, alphas) -> dict:
         w = self.network.widths
-        new_hops = [hop_id[h] for h in step3.new_hops[idx]]
-        new_w = np.flatnonzero(self.owner == k)
-        coord_of_new = np.full(self.network.m, -1, dtype=np.int64)
-        coord_of_new[new_w] = np.arange(len(new_w), dtype=np.int64)
-        debts, base = [], len(new_w)
+        # Witness coordinates: the new weights hop by hop, then phi_z per paid debt, then alpha.
+        new_base = np.full(len(self.network.pairs), -1, dtype=np.int64)
+        base = 0
+        for h in self.new_hops[k]:
+            a, b = self.network.pairs[h]
+            new_base[h] = base
+            base += w[a] * w[b]
+        debts = []
         for layer, into, out_of in step3.paid_debts.get(idx, []):
             debts.append((base, np.array([hop_id[h] for h in into]), np.array([hop_id[h] for h in out_of])))
             base += w[layer]
         system = {
-            "new_hops": new_hops,
-            "coord_of_new": coord_of_new,
+            "new_base": new_base,
             "debts": debts,
             "alpha_coord": base,
             "lam": alpha_functional(alphas[:k], alphas[k]),
@@ -280,10 +282,10 @@ class WitnessCertificates:
         """The block's witness functionals on the vectors given as entries (row, weight, value):
         merged entries (row, witness coordinate, value mod P)."""
         parts_r, parts_c, parts_v = [], [], []
-        c = system["coord_of_new"][wids]
-        on = c >= 0
-        parts_r.append(rows[on]), parts_c.append(c[on]), parts_v.append(vals[on])
         hop = self.hop_of[wids]
+        base = system["new_base"][hop]
+        on = base >= 0
+        parts_r.append(rows[on]), parts_c.append(base[on] + self.local_w[wids[on]]), parts_v.append(vals[on])
         for base, into, out_of in system["debts"]:
             m_in = np.isin(hop, into)
             parts_r.append(rows[m_in]), parts_c.append(base + self.dst[wids[m_in]]), parts_v.append(vals[m_in])
@@ -344,7 +346,7 @@ class WitnessCertificates:
         parts_r, parts_c, parts_v = [], [], []
         for hop in self.new_hops[k]:
             r, wk, v = state.pop(hop)
-            parts_r.append(r), parts_c.append(system["coord_of_new"][wk]), parts_v.append(v)
+            parts_r.append(r), parts_c.append(system["new_base"][hop] + self.local_w[wk]), parts_v.append(v)
         for base, into, out_of in system["debts"]:
             for hops, sign, end in ((into, 1, self.dst), (out_of, -1, self.src)):
                 for hop in hops.tolist():
