@@ -220,14 +220,33 @@ class LocalCertificates:
         counts = ptr[inverse + 1] - ptr[inverse]
         return np.repeat(np.arange(len(nodes), dtype=np.int64), counts), idx[take], coef[take]
 
+    def _telescope(self, N: np.ndarray) -> Terms:
+        """Paths of p_0 over B_0: p = sum of S_0(e) - sum of T_0(z). Where p leaves z by its
+        direct edge, S_0 of that edge *is* T_0(z) (likewise where it enters z from its
+        designated predecessor), so those pairs cancel before they are emitted: the walks that
+        complete the recursion's paths follow exactly these edges."""
+        n, L = N.shape[0], N.shape[1] - 1
+        S = np.stack([self.S0[l][N[:, l], N[:, l + 1]] for l in range(L)], axis=1)
+        keep_s = np.ones((n, L), dtype=bool)
+        parts = []
+        for z in range(1, L):
+            t = self.T0[z][N[:, z]]
+            out = keep_s[:, z] & (S[:, z] == t)  # leaves z by its direct edge
+            keep_s[:, z] &= ~out
+            inc = ~out & keep_s[:, z - 1] & (S[:, z - 1] == t)  # enters z from its predecessor
+            keep_s[:, z - 1] &= ~inc
+            left = np.flatnonzero(~(out | inc))
+            parts.append((left, t[left], -np.ones(len(left), dtype=np.int64)))
+        rows, cols = np.nonzero(keep_s)
+        parts.append((rows, S[rows, cols], np.ones(len(rows), dtype=np.int64)))
+        return _concat(parts)
+
     def _expand_unique(self, lam: tuple[int, ...], N: np.ndarray) -> Terms:
         n = len(N)
         ar = np.arange(n, dtype=np.int64)
         skips = [i for i in range(len(lam) - 1) if lam[i + 1] > lam[i] + 1]
         if not skips:
-            parts = [(ar, self.S0[l][N[:, l], N[:, l + 1]], np.ones(n, dtype=np.int64)) for l in range(len(lam) - 1)]
-            parts += [(ar, self.T0[z][N[:, z]], -np.ones(n, dtype=np.int64)) for z in range(1, len(lam) - 1)]
-            return _concat(parts)
+            return self._telescope(N)
         i = max(skips, key=lambda k: self.hop[(lam[k], lam[k + 1])]["rank"])
         a, b = lam[i], lam[i + 1]
         h = self.hop[(a, b)]
