@@ -5,19 +5,19 @@ the shared choice rule. Step 3 is replaced (docs/deah-complete.md has the argume
 
 1. **Ear order.** p_0 first; then repeatedly the earliest selected substructure (in Step 1 order)
    that has exactly one hop (layer pair) no earlier substructure has: its *new hop* h_r = (a, b).
-   Substructures with no new hop come when nothing else fits; they own nothing.
-2. **Keep rule.** From p_0 keep all of B_0. From r keep X_r(f) for every weight f = (u, v) of h_r:
-   the path of B_r that reaches u by designated predecessors, crosses f, and leaves v by direct
-   edges. Those w_a * w_b paths are exactly the rows of B_r that cross h_r "at their own edge".
-   Everything else in B_r is discarded.
-3. **Why that is a basis.** On the weights of h_r the kept paths of r form an identity block, and
-   no earlier kept path touches h_r, so the kept set is independent (block triangular). It has
-   (m_0 - H) + sum over skips of w_a * w_b = m - H paths.
-4. **Certificates.** Any path p is expressed by recursion on the latest owner among its skip hops:
-   p = Y(f) + [prefix difference] + [suffix difference], where Y(f) is the kept path owning p's
-   weight f on that hop, and each difference is two paths whose skip hops all have earlier owners
-   (completed by p_0's direct / predecessor chains). Paths of p_0 telescope over B_0:
-   p = sum of S_0(edge) - sum of T_0(hidden neuron). Every discard's certificate is this expansion.
+   When none has, one with no new hop, else one with the fewest.
+2. **Ear rule.** From p_0 keep all of B_0. From an ear r keep X_r(f) for every weight f = (u, v)
+   of h_r: the path of B_r that reaches u by designated predecessors, crosses f, and leaves v by
+   direct edges. Everything else in B_r is discarded ("prefix" / "suffix": where it differs).
+3. **Local rule** (any other substructure, or an ear that pays a layer debt): keep a maximal set
+   of B_r rows whose *witness vectors* (new weights, phi_z of paid debts, an alpha functional:
+   all vanish on everything kept before) are independent; discard the rest ("local").
+4. **Why that is independent.** Every witness vanishes on the earlier kept paths, so rows with
+   independent witnesses are independent of them. For a pure ear order the count is
+   (m_0 - H) + sum over skips of w_a * w_b = m - H; with local blocks it is measured.
+5. **Certificates** (``local_certificates``, ``witness_certificates``): recursion on the latest
+   owner among a path's skip hops, and for local blocks' hops each block's witness system peeled
+   down the order. Every certificate is checked by vector addition in ``solve``.
 """
 
 from __future__ import annotations
