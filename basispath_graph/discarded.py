@@ -8,12 +8,12 @@ Both read the same way: ``len``, indexing, iteration; ``certificate_lengths`` is
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .deah.discard_table import DiscardTable
+from .deah.discard_table import DiscardTable, RecordSequence
 from .network import PathBlock
 
 __all__ = ["DiscardedPath", "DiscardedList", "certificate_lengths"]
@@ -31,7 +31,7 @@ class DiscardedPath:
     certificate: list[tuple[int, int]] = field(default_factory=list)  # (basis index, coef)
 
 
-class DiscardedList(Sequence):
+class DiscardedList(RecordSequence):
     """deah-complete's discards in Step 3's order, kept as arrays."""
 
     def __init__(self, bases: dict[int, PathBlock], table: DiscardTable):
@@ -49,13 +49,7 @@ class DiscardedList(Sequence):
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
+    def _item(self, k: int) -> DiscardedPath:
         sub, row = int(self.subs[k]), int(self.rows[k])
         block = self.bases[sub]
         lo, hi = self.ptr[k], self.ptr[k + 1]

@@ -20,7 +20,7 @@ import numpy as np
 from ..network import Network, PathBlock
 from .step3_sdvchain import Discard
 
-__all__ = ["DiscardTable"]
+__all__ = ["DiscardTable", "RecordSequence"]
 
 
 @dataclass
@@ -33,7 +33,23 @@ class _Part:
     partners: np.ndarray | None = None  # per row: the kept row X_r(f) sharing its new-hop weight
 
 
-class DiscardTable(Sequence):
+class RecordSequence(Sequence):
+    """A sequence whose items are built on demand by ``_item(k)`` (0 <= k < len)."""
+
+    def _item(self, k: int):
+        raise NotImplementedError
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self._item(k)
+
+
+class DiscardTable(RecordSequence):
     """Every path deah-complete's Step 3 discarded, in the order the rules discarded them."""
 
     def __init__(self, network: Network, bases: dict[int, PathBlock]):
@@ -58,13 +74,7 @@ class DiscardTable(Sequence):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
+    def _item(self, k: int) -> Discard:
         p = bisect_right(self._starts, k) - 1
         return next(self._materialise(self._parts[p], slice(k - self._starts[p], k - self._starts[p] + 1)))
 

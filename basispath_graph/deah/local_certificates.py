@@ -281,8 +281,9 @@ class LocalCertificates:
         return _concat(parts)
 
 
-def combine(terms: Terms, n_rows: int, size: int) -> Terms:
-    """Merge equal (row, basis index) terms, drop zero coefficients; sorted by row, then index."""
+def combine(terms: Terms, n_rows: int, size: int, modulus: int | None = None) -> Terms:
+    """Merge equal (row, basis index) terms, drop zero coefficients; sorted by row, then index.
+    With ``modulus``, coefficients are summed modulo it (values in 0..modulus-1)."""
     rows, idx, coef = terms
     if len(rows) == 0:
         return _empty()
@@ -290,7 +291,10 @@ def combine(terms: Terms, n_rows: int, size: int) -> Terms:
     order = np.argsort(key)
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    total = np.add.reduceat(coef[order], starts)
+    if modulus is None:
+        total = np.add.reduceat(coef[order], starts)
+    else:
+        total = np.add.reduceat(coef[order] % modulus, starts) % modulus
     keep = total != 0
     uniq, total = key[starts][keep], total[keep]
     return uniq // size, uniq % size, total

@@ -31,7 +31,7 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..verify.rank import P1, _gather
-from .local_certificates import Terms, _empty, mlp_tables
+from .local_certificates import Terms, _empty, combine, mlp_tables
 from .step3_complete import Chains, CompleteStep3
 
 __all__ = ["WitnessCertificates", "WitnessPeelError", "alpha_functional"]
@@ -157,16 +157,7 @@ def _axpy(v: dict[int, int], a: int, x: dict[int, int]) -> None:
 
 def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> Terms:
     """Sum equal (row, col) entries modulo P and drop zeros; sorted by row, then col."""
-    if len(rows) == 0:
-        return _empty()
-    key = rows * width + cols
-    order = np.argsort(key)
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    total = np.add.reduceat(vals[order] % P, starts) % P
-    keep = total != 0
-    uniq, total = key[starts][keep], total[keep]
-    return uniq // width, uniq % width, total
+    return combine((rows, cols, vals), 0, width, modulus=P)
 
 
 class WitnessCertificates:
