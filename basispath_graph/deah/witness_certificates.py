@@ -167,7 +167,7 @@ class WitnessCertificates:
         self.network = network
         m, w = network.m, network.widths
         order = step3.order
-        self.order, self.rules = order, step3.rules
+        self.order = order
         hops = list(network.pairs)
         hop_id = {h: k for k, h in enumerate(hops)}
         # Per weight: its hop, source and target neuron.
