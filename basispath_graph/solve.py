@@ -16,7 +16,9 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import LocalCertificates, check_certificates
+from .deah.local_certificates import LocalCertificates
+from .deah.split_certificates import SplitCertificates
+from .deah.step3_complete import Chains
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.witness_certificates import WitnessCertificates
 from .discarded import DiscardedList, DiscardedPath
@@ -249,20 +251,21 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
         method = "ear recursion + witness peeling"
         spliced = _batched(WitnessCertificates(network, deah.bases, deah.step3, rule).expand_blocks)
     local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, spliced)
+    flat_basis = flatten_blocks(network, basis)
+    split = SplitCertificates(network, local, Chains(network, rule), flat_basis)
     subs, rows = discarded.subs, discarded.rows
     # Discards grouped by substructure (stable), in batches of bounded size.
     order = np.argsort(subs, kind="stable")
     cuts = np.flatnonzero(np.r_[True, np.diff(subs[order]) != 0, True])
-    flat_basis = flatten_blocks(network, basis)
     parts, done = [], 0
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         block = deah.bases[int(subs[order[lo]])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
             which = order[start : min(hi, start + CERTIFICATE_BATCH)]
             chunk = PathBlock(block.layers, block.nodes[rows[which]])
-            r, i, c = local.expand(chunk.layers, chunk.nodes, distinct=True)
-            # Checked batch by batch: all at once would hold every term's weights in memory.
-            check_certificates(network, flat_basis, [chunk], (r, i, c), row_ids=which)
+            # Each row's certificate is the exact sum of three certificates checked by vector
+            # addition when their tables were built (split_certificates.py says why that is a check).
+            r, i, c = split.certificates(chunk.layers, chunk.nodes)
             parts.append((r + done, i, c))
             done += len(chunk)
     # Each part's terms are already merged per row, and parts cover disjoint rows.

@@ -288,16 +288,32 @@ def combine(terms: Terms, n_rows: int, size: int, modulus: int | None = None) ->
     if len(rows) == 0:
         return _empty()
     key = rows * size + idx
-    order = np.argsort(key)
-    key = key[order]
+    packed = _packed_sort(key, coef) if modulus is None else None
+    if packed is not None:
+        key, coef_sorted = packed
+    else:
+        order = np.argsort(key)
+        key, coef_sorted = key[order], coef[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     if modulus is None:
-        total = np.add.reduceat(coef[order], starts)
+        total = np.add.reduceat(coef_sorted, starts)
     else:
-        total = np.add.reduceat(coef[order] % modulus, starts) % modulus
+        total = np.add.reduceat(coef_sorted % modulus, starts) % modulus
     keep = total != 0
     uniq, total = key[starts][keep], total[keep]
     return uniq // size, uniq % size, total
+
+
+def _packed_sort(key: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sort (key, coef) pairs by key with one value sort: small coefficients ride in the low bits
+    of the key (a plain sort is several times faster than an argsort). None when they do not fit."""
+    lo, hi = int(coef.min()), int(coef.max())
+    span = hi - lo + 1
+    bits = max(1, (span - 1).bit_length())
+    if span > 1 << 16 or int(key.max()) >= 1 << (62 - bits):
+        return None
+    packed = np.sort((key << bits) | (coef - lo))
+    return packed >> bits, (packed & ((1 << bits) - 1)) + lo
 
 
 def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, row_ids: np.ndarray | None = None) -> None:

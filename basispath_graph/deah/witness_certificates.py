@@ -160,6 +160,135 @@ def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> 
     return combine((rows, cols, vals), 0, width, modulus=P)
 
 
+def _inv_mod(x: np.ndarray) -> np.ndarray:
+    """x^-1 mod P elementwise (Fermat: x^(P-2)), by square and multiply in int64."""
+    result = np.ones_like(x)
+    base = x % P
+    e = P - 2
+    while e:
+        if e & 1:
+            result = result * base % P
+        base = base * base % P
+        e >>= 1
+    return result
+
+
+def _by(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, order): entries grouped by key (0..n-1), stable."""
+    order = np.argsort(keys, kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return ptr, order
+
+
+def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: int):
+    """Rows of W[:, P]^-1 (mod P) for the independent rows W given as merged entries (row r,
+    coordinate c, value v): returns (ptr over coordinates, kept row, coefficient), empty for
+    coordinates outside P.
+
+    Most rows have a coordinate no other remaining row has (a new weight only its own X_r(f)
+    uses): peeled in rounds, they are triangular, so their part is forward substitution in
+    arrays, all unit targets at once. The few rows left (the core: debts, alpha) have no entries
+    on the peeled pivots and are inverted by the exact elimination of ``_CombinationSolver``.
+    """
+    col_ptr, col_order = _by(c, width)
+    row_ptr, row_order = _by(r, n)
+    count = np.bincount(c, minlength=width)
+    alive = np.ones(n, dtype=bool)
+    round_of_col = np.full(width, -1, dtype=np.int64)
+    pivot_of_row = np.full(n, -1, dtype=np.int64)
+    rounds: list[np.ndarray] = []  # rows peeled in each round
+    cand = np.flatnonzero(count == 1)
+    while len(cand):
+        ent = col_order[_gather(col_ptr, cand)]
+        ent = ent[alive[r[ent]]]
+        # One pivot per row: its smallest private coordinate.
+        holders, first = np.unique(r[ent], return_index=True)
+        cols = c[ent][first]
+        pivot_of_row[holders] = cols
+        round_of_col[cols] = len(rounds)
+        rounds.append(holders)
+        alive[holders] = False
+        gone = row_order[_gather(row_ptr, holders)]
+        np.subtract.at(count, c[gone], 1)
+        cand = np.flatnonzero((count == 1) & (round_of_col < 0))
+        # Coordinates that just dropped to 1 but are held by a peeled row only (count from the
+        # rows still alive) are found next round; those at 0 are not pivots.
+    core = np.flatnonzero(alive)
+    # Entries of peeled rows by row, for the substitution; the core's exact elimination.
+    diag_val = np.zeros(n, dtype=np.int64)
+    on_pivot = pivot_of_row[r] == c
+    diag_val[r[on_pivot]] = v[on_pivot]
+    core_pivots: list[int] = []
+    core_inverse: dict[int, dict[int, int]] = {}
+    if len(core):
+        sel = alive[r]
+        vectors: dict[int, dict[int, int]] = {int(i): {} for i in core}
+        for ri, ci, vi in zip(r[sel].tolist(), c[sel].tolist(), v[sel].tolist()):
+            vectors[ri][ci] = vi
+        core_rows = core.tolist()
+        vecs = [vectors[i] for i in core_rows]
+        core_pivots = sorted(_CombinationSolver(vecs).pivot)
+        on_p = set(core_pivots)
+        square = _CombinationSolver([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vecs])
+        for q in core_pivots:
+            core_inverse[q] = {core_rows[k]: x for k, x in square.solve({q: 1}).items()}
+    # Forward substitution for every peel pivot's unit target at once: entries (target, coord, value).
+    peel_pivots = np.flatnonzero(round_of_col >= 0)
+    target_of_pivot = np.full(width, -1, dtype=np.int64)
+    target_of_pivot[peel_pivots] = np.arange(len(peel_pivots))
+    core_col = np.zeros(width, dtype=bool)
+    core_col[core_pivots] = True
+    buckets: dict[int, list[Terms]] = {}
+    rnd = round_of_col[peel_pivots]
+    for k in np.unique(rnd).tolist():
+        sel = np.flatnonzero(rnd == k)
+        buckets.setdefault(k, []).append((sel, peel_pivots[sel], np.ones(len(sel), dtype=np.int64)))
+    out_t, out_row, out_coef = [], [], []
+    core_left: list[Terms] = []
+    for k, holders in enumerate(rounds):
+        parts = buckets.pop(k, [])
+        if not parts:
+            continue
+        t, col, val = _merge(*(np.concatenate([p[j] for p in parts]) for j in range(3)), width)
+        row_at = np.full(width, -1, dtype=np.int64)
+        row_at[pivot_of_row[holders]] = holders
+        rows_k = row_at[col]
+        coef = val * _inv_mod(diag_val[rows_k]) % P
+        out_t.append(t), out_row.append(rows_k), out_coef.append(coef)
+        # residual -= coef x row, on later rounds' pivots and the core's pivots only.
+        ent = row_order[_gather(row_ptr, rows_k)]
+        reps = row_ptr[rows_k + 1] - row_ptr[rows_k]
+        tt, cc = np.repeat(t, reps), c[ent]
+        vv = (P - np.repeat(coef, reps) * v[ent] % P) % P
+        later = round_of_col[cc] > k
+        for kk in np.unique(round_of_col[cc[later]]).tolist():
+            s = later & (round_of_col[cc] == kk)
+            buckets.setdefault(kk, []).append((tt[s], cc[s], vv[s]))
+        s = core_col[cc]
+        core_left.append((tt[s], cc[s], vv[s]))
+    # c_core = (what is left on the core pivots) . D^-1 for the peel pivots' targets ...
+    if core_pivots and core_left:
+        t, col, val = _merge(*(np.concatenate([p[j] for p in core_left]) for j in range(3)), width)
+        for ti, ci, vi in zip(t.tolist(), col.tolist(), val.tolist()):
+            for row, x in core_inverse[ci].items():
+                out_t.append(np.array([ti])), out_row.append(np.array([row])), out_coef.append(np.array([vi * x % P]))
+    # ... and the core pivots' own targets: rows of D^-1.
+    n_peel = len(peel_pivots)
+    all_pivots = np.concatenate([peel_pivots, np.array(core_pivots, dtype=np.int64)])
+    for j, q in enumerate(core_pivots):
+        rows_q = np.array(list(core_inverse[q]), dtype=np.int64)
+        out_t.append(np.full(len(rows_q), n_peel + j, dtype=np.int64))
+        out_row.append(rows_q), out_coef.append(np.array(list(core_inverse[q].values()), dtype=np.int64))
+    if len(all_pivots) != n:
+        raise WitnessPeelError(f"{n} kept witness vectors but {len(all_pivots)} pivot coordinates")
+    t, row, coef = _merge(np.concatenate(out_t), np.concatenate(out_row), np.concatenate(out_coef), n)
+    # Back to rows indexed by coordinate.
+    coord = all_pivots[t]
+    ptr, order = _by(coord, width)
+    return ptr, row[order], coef[order]
+
+
 class WitnessCertificates:
     """Certificates over the kept set of any ``CompleteStep3`` (basis order: ``order``)."""
 
@@ -246,27 +375,11 @@ class WitnessCertificates:
         kw = self.kept_w[k]
         rows = np.repeat(np.arange(len(kw), dtype=np.int64), kw.shape[1])
         r, c, v = self._evaluate(system, rows, kw.ravel(), np.ones(kw.size, dtype=np.int64))
-        vectors = [dict() for _ in range(len(kw))]
-        for ri, ci, vi in zip(r.tolist(), c.tolist(), v.tolist()):
-            vectors[ri][ci] = vi
-        # The kept witness vectors are independent; on their echelon's pivot coordinates P they
-        # form an invertible square matrix W[:, P]. For any w in their span, the coefficients are
+        # The kept witness vectors are independent; on a set P of pivot coordinates they form an
+        # invertible square matrix W[:, P]. For any w in their span, the coefficients are
         # c = w[P] . W[:, P]^-1, so the inverse (very sparse here: a few terms per coordinate) is
         # computed once and applied to every row with array operations.
-        pivots = sorted(_CombinationSolver(vectors).pivot)
-        on_p = set(pivots)
-        square = _CombinationSolver([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vectors])
-        width = system["alpha_coord"] + 1
-        counts = np.zeros(width, dtype=np.int64)
-        kept, coef = [], []
-        for p in pivots:
-            row = square.solve({p: 1})
-            counts[p] = len(row)
-            kept.extend(row)
-            coef.extend(row.values())
-        system["inv_ptr"] = np.concatenate([[0], np.cumsum(counts)])
-        system["inv_kept"] = np.array(kept, dtype=np.int64)
-        system["inv_coef"] = np.array(coef, dtype=np.int64)
+        system["inv_ptr"], system["inv_kept"], system["inv_coef"] = _sparse_inverse(r, c, v, len(kw), system["alpha_coord"] + 1)
         return system
 
     def _evaluate(self, system: dict, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray) -> Terms:

@@ -1,0 +1,151 @@
+"""Certificates of discarded B_r rows, split at their cross edge (docs/deah-complete.md,
+"Certificates of B_r rows: one split").
+
+Every row of a Subroutine basis B_r is q = in_r(u) + f + out_r(v) for one weight f = (u, v) of r
+(its cross edge; an all-direct row splits at any of its edges). With p_0's walks in_0 / out_0,
+
+    q = [in_r(u) + out_0(u)] - T_0(u) + Z(f) - T_0(v) + [in_0(v) + out_r(v)],
+
+Z(f) = in_0(u) + f + out_0(v) (a path of B_0 when f is on a hop of p_0) and T_0(z) = in_0(z) +
+out_0(z). The bracket terms depend on r's route on one side of f and on one neuron only, and Z(f)
+on the weight only, so their certificates are computed once (by the ear recursion and the witness
+peel of ``LocalCertificates``) and every row's certificate is the exact sum of three table rows.
+
+Why this is verified, without re-adding every row's certificate weight by weight: each table row
+is checked by vector addition against its own path when the table is built; each discarded row is
+checked to really be in_r(u) + f + out_r(v) (its nodes equal r's walks before u and after v); the
+identity above then holds as vectors, and the row's certificate is the exact integer sum of checked
+certificates, so it sums to q. Rows that do not split that way (not produced by Subroutine) fall back
+to the recursion and a full check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..network import Network, PathBlock
+from ..verify.rank import _gather
+from .local_certificates import LocalCertificates, Terms, _concat, _empty, check_certificates, combine
+from .step3_complete import Chains
+
+__all__ = ["SplitCertificates"]
+
+Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR over keys: (ptr, basis index, coef)
+
+
+def _as_table(terms: Terms, n: int) -> Table:
+    rows, idx, coef = terms  # ``combine`` output: sorted by row
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    return ptr, idx, coef
+
+
+def _take(table: Table, keys: np.ndarray, rows: np.ndarray) -> Terms:
+    """The table rows ``keys`` as terms of the target rows ``rows``."""
+    ptr, idx, coef = table
+    take = _gather(ptr, keys)
+    return np.repeat(rows, ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
+
+
+class SplitCertificates:
+    """Certificates of rows of the B_r, over the kept set that ``local`` numbers."""
+
+    def __init__(self, network: Network, local: LocalCertificates, chains: Chains, flat_basis):
+        self.network, self.local, self.chains, self.flat_basis = network, local, chains, flat_basis
+        self.mlp = local.mlp
+        self._pre: dict[tuple[int, ...], Table] = {}
+        self._suf: dict[tuple[int, ...], Table] = {}
+        self._z: dict[tuple[int, int], Table] = {}
+
+    def _checked(self, layers: tuple[int, ...], nodes: np.ndarray, terms: Terms | None = None) -> Terms:
+        """Certificates of distinct paths, checked by vector addition before use."""
+        terms = self.local.expand(layers, nodes, distinct=True) if terms is None else terms
+        check_certificates(self.network, self.flat_basis, [PathBlock(layers, nodes)], terms)
+        return terms
+
+    def _bracket(self, cache: dict, route: tuple[int, ...], side: str) -> Table:
+        """pre: in_r(u) + out_0(u) - T_0(u) for every neuron u of route's last layer;
+        suf: in_0(v) + out_r(v) - T_0(v) for every v of route's first layer. Zero where the route
+        is p_0's own (the two paths are the same) or the neuron is an input or output."""
+        table = cache.get(route)
+        if table is not None:
+            return table
+        lc, L = self.local, self.network.L
+        layer = route[-1] if side == "pre" else route[0]
+        n = self.network.widths[layer]
+        own = route == (self.mlp[: layer + 1] if side == "pre" else self.mlp[layer:])
+        if own or layer in (0, L):
+            table = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        else:
+            z = np.arange(n, dtype=np.int64)
+            if side == "pre":
+                layers = route + self.mlp[layer + 1 :]
+                nodes = np.concatenate([self.chains.backward(route, z), lc.out0[layer][:, 1:]], axis=1)
+            else:
+                layers = self.mlp[:layer] + route
+                nodes = np.concatenate([lc.in0[layer][:, :-1], self.chains.forward(route, z)], axis=1)
+            r, i, c = self._checked(layers, nodes)
+            terms = (np.concatenate([r, z]), np.concatenate([i, lc.T0[layer]]), np.concatenate([c, -np.ones(n, dtype=np.int64)]))
+            table = _as_table(combine(terms, n, lc.size), n)
+        cache[route] = table
+        return table
+
+    def _spliced(self, a: int, b: int) -> Table:
+        """Z(f) = in_0(u) + f + out_0(v) for every weight f of hop (a, b): S_0(f) itself on a hop
+        of p_0 (a path of B_0 by construction), else its checked certificate."""
+        table = self._z.get((a, b))
+        if table is not None:
+            return table
+        w, lc = self.network.widths, self.local
+        n = w[a] * w[b]
+        if b == a + 1:
+            table = (np.arange(n + 1, dtype=np.int64), lc.S0[a].ravel(), np.ones(n, dtype=np.int64))
+        else:
+            u, v = np.divmod(np.arange(n, dtype=np.int64), w[b])
+            layers = self.mlp[: a + 1] + self.mlp[b:]
+            nodes = np.concatenate([lc.in0[a][u], lc.out0[b][v]], axis=1)
+            held = lc.hop[(a, b)].get("Z")
+            terms = None
+            if held is not None:  # a local block's hop: the witness peel's certificates
+                ptr, idx, coef = held
+                terms = (np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr)), idx, coef)
+            table = _as_table(self._checked(layers, nodes, terms), n)
+        self._z[(a, b)] = table
+        return table
+
+    def split(self, layers: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
+        """Per row, a hop j with nodes[:j+1] = in_r(nodes[j]) and nodes[j+1:] = out_r(nodes[j+1])
+        (r's route ``layers``), or -1 when there is none."""
+        n, k = nodes.shape
+        pre = np.ones((n, k), dtype=bool)  # pre[:, j]: the row follows predecessors back from column j
+        suf = np.ones((n, k), dtype=bool)  # suf[:, j]: the row follows direct edges on from column j
+        for j in range(1, k):
+            pre[:, j] = pre[:, j - 1] & (self.chains.pred(layers[j - 1], layers[j])[nodes[:, j]] == nodes[:, j - 1])
+        for j in range(k - 2, -1, -1):
+            suf[:, j] = suf[:, j + 1] & (self.chains.direct(layers[j], layers[j + 1])[nodes[:, j]] == nodes[:, j + 1])
+        ok = pre[:, :-1] & suf[:, 1:]
+        return np.where(ok.any(axis=1), np.argmax(ok, axis=1), -1)
+
+    def certificates(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
+        """Certificates (row, basis index, coef; merged, sorted by row) of distinct rows ``nodes``
+        of a B_r along ``layers``."""
+        layers = tuple(layers)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if len(nodes) == 0:
+            return _empty()
+        w = self.network.widths
+        at = self.split(layers, nodes)
+        parts = []
+        for j in np.unique(at).tolist():
+            rows = np.flatnonzero(at == j)
+            if j < 0:  # not a Subroutine row: the recursion, checked in full
+                sub = nodes[rows]
+                r, i, c = self._checked(layers, sub)
+                parts.append((rows[r], i, c))
+                continue
+            a, b = layers[j], layers[j + 1]
+            u, v = nodes[rows, j], nodes[rows, j + 1]
+            parts.append(_take(self._bracket(self._pre, layers[: j + 1], "pre"), u, rows))
+            parts.append(_take(self._spliced(a, b), u * w[b] + v, rows))
+            parts.append(_take(self._bracket(self._suf, layers[j + 1 :], "suf"), v, rows))
+        return combine(_concat(parts), len(nodes), self.local.size)
