@@ -31,6 +31,7 @@ from ..network import Network, PathBlock
 from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
+from .sparse_peel import peel_rounds
 from .step3_sdvchain import Step3Result
 
 __all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "LayerDebt", "ear_order", "run_step3_complete"]
@@ -207,6 +208,20 @@ class _Witness:
         cols += [self.block.nodes[:, [col]] for _, col, _ in self.debts]
         return np.concatenate(cols, axis=1)
 
+    def entries(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The witness vectors of ``rows`` as entries (position in rows, coordinate, value) and
+        the number of coordinates (same numbering as ``vectors``)."""
+        n = len(rows)
+        wids = self.network.weight_ids(self.block.take(rows))[:, self.new_cols]
+        at = np.arange(n, dtype=np.int64)
+        parts = [(np.repeat(at, wids.shape[1]), wids.ravel().astype(np.int64), np.ones(wids.size, dtype=np.int64))]
+        offset = self.base
+        for debt, col, sign in self.debts:
+            parts.append((at, offset + self.block.nodes[rows, col].astype(np.int64), np.full(n, sign, dtype=np.int64)))
+            offset += self.network.widths[debt.layer]
+        parts.append((at, np.full(n, offset, dtype=np.int64), np.ones(n, dtype=np.int64)))
+        return (*(np.concatenate([p[k] for p in parts]) for k in range(3)), offset + 1)
+
     def vectors(self, rows: np.ndarray) -> list[dict[int, int]]:
         """Sparse witness vectors {coordinate: value} of the given rows."""
         wids = self.network.weight_ids(self.block.take(rows))[:, self.new_cols].tolist()
@@ -238,6 +253,27 @@ def _eliminate(tested: np.ndarray, vectors: list[dict[int, int]], n: int) -> np.
     return keep
 
 
+def _forest(tested: np.ndarray, z_q: np.ndarray, z_x: np.ndarray, n: int) -> np.ndarray:
+    """``_eliminate`` for vectors sign x (e_{z_q} - e_{z_x}) over one debt layer: graph edges,
+    independent exactly when they form a forest, so the greedy choice in order is Kruskal's with
+    union-find (an edge z_q = z_x is the zero vector)."""
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    keep = np.zeros(n, dtype=bool)
+    for row, a, b in zip(tested.tolist(), z_q.tolist(), z_x.tolist()):
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[ra] = rb
+            keep[row] = True
+    return keep
+
+
 def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
     """The local rule in general: rows in order (the X_r(f) rows first) whose witness vectors are
     independent of the ones kept before."""
@@ -246,7 +282,21 @@ def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
     # row of each distinct vector goes through the elimination.
     _, firsts = np.unique(witness.keys()[order_rows], axis=0, return_index=True)
     tested = order_rows[np.sort(firsts)]
-    return _eliminate(tested, witness.vectors(tested), len(witness.block))
+    # Peeled vectors are independent of all the others, and any dependency lies within the core
+    # (sparse_peel.py): so greedy elimination in row order keeps every peeled row and, of the
+    # core, what the elimination of the core alone keeps. Same rows, far fewer Python steps.
+    r, c, v, width = witness.entries(tested)
+    _, _, core = peel_rounds(r, c, len(tested), width)
+    keep = np.zeros(len(witness.block), dtype=bool)
+    keep[tested[~core]] = True
+    if core.any():
+        at = np.flatnonzero(core)
+        in_core = core[r]
+        vectors: dict[int, dict[int, int]] = {int(k): {} for k in at}
+        for ri, ci, vi in zip(r[in_core].tolist(), c[in_core].tolist(), v[in_core].tolist()):
+            vectors[ri][ci] = vi
+        keep |= _eliminate(tested[at], [vectors[int(k)] for k in at], len(witness.block))
+    return keep
 
 
 def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray, paying) -> np.ndarray:
@@ -272,6 +322,10 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
     _, firsts = np.unique(key, axis=0, return_index=True)
     firsts = np.sort(firsts)
     tested = rest[firsts]
+    if len(paying) == 1:
+        keep = _forest(tested, key[firsts, 0], key[firsts, 1], len(block))
+        keep[x_rows] = True
+        return keep
     vectors, offset = [], 0
     offsets = []
     for debt, _, _ in paying:

@@ -32,6 +32,7 @@ from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..verify.rank import P1, _gather
 from .local_certificates import Terms, _empty, combine, mlp_tables
+from .sparse_peel import group_by, peel_rounds
 from .step3_complete import Chains, CompleteStep3
 
 __all__ = ["WitnessCertificates", "WitnessPeelError", "alpha_functional"]
@@ -173,14 +174,6 @@ def _inv_mod(x: np.ndarray) -> np.ndarray:
     return result
 
 
-def _by(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ptr, order): entries grouped by key (0..n-1), stable."""
-    order = np.argsort(keys, kind="stable")
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
-    return ptr, order
-
-
 def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: int):
     """Rows of W[:, P]^-1 (mod P) for the independent rows W given as merged entries (row r,
     coordinate c, value v): returns (ptr over coordinates, kept row, coefficient), empty for
@@ -191,29 +184,11 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
     arrays, all unit targets at once. The few rows left (the core: debts, alpha) have no entries
     on the peeled pivots and are inverted by the exact elimination of ``_CombinationSolver``.
     """
-    col_ptr, col_order = _by(c, width)
-    row_ptr, row_order = _by(r, n)
-    count = np.bincount(c, minlength=width)
-    alive = np.ones(n, dtype=bool)
+    rounds, pivot_of_row, alive = peel_rounds(r, c, n, width)
     round_of_col = np.full(width, -1, dtype=np.int64)
-    pivot_of_row = np.full(n, -1, dtype=np.int64)
-    rounds: list[np.ndarray] = []  # rows peeled in each round
-    cand = np.flatnonzero(count == 1)
-    while len(cand):
-        ent = col_order[_gather(col_ptr, cand)]
-        ent = ent[alive[r[ent]]]
-        # One pivot per row: its smallest private coordinate.
-        holders, first = np.unique(r[ent], return_index=True)
-        cols = c[ent][first]
-        pivot_of_row[holders] = cols
-        round_of_col[cols] = len(rounds)
-        rounds.append(holders)
-        alive[holders] = False
-        gone = row_order[_gather(row_ptr, holders)]
-        np.subtract.at(count, c[gone], 1)
-        cand = np.flatnonzero((count == 1) & (round_of_col < 0))
-        # Coordinates that just dropped to 1 but are held by a peeled row only (count from the
-        # rows still alive) are found next round; those at 0 are not pivots.
+    for k, holders in enumerate(rounds):
+        round_of_col[pivot_of_row[holders]] = k
+    row_ptr, row_order = group_by(r, n)
     core = np.flatnonzero(alive)
     # Entries of peeled rows by row, for the substitution; the core's exact elimination.
     diag_val = np.zeros(n, dtype=np.int64)
@@ -285,7 +260,7 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
     t, row, coef = _merge(np.concatenate(out_t), np.concatenate(out_row), np.concatenate(out_coef), n)
     # Back to rows indexed by coordinate.
     coord = all_pivots[t]
-    ptr, order = _by(coord, width)
+    ptr, order = group_by(coord, width)
     return ptr, row[order], coef[order]
 
 
