@@ -46,31 +46,40 @@ def subroutine(network: Network, layers, rule: ChoiceRule) -> PathBlock:
     layers = tuple(int(l) for l in layers)
     w = network.widths
     first = w[layers[0]]
-    paths = np.arange(first, dtype=np.int64)[:, None]  # paths reaching the current layer
-    pstar = np.arange(first, dtype=np.int64)  # row of p*(v) in ``paths``, per neuron v
+    # Paths are built hop by hop as (parent row at the previous hop, new neuron) and written out
+    # column by column at the end: concatenating growing path arrays would copy O(|B| k^2).
+    n = first
+    last = np.arange(first, dtype=np.int64)  # last neuron of every path so far
+    pstar = np.arange(first, dtype=np.int64)  # row of p*(v) among the paths so far, per neuron v
+    parents: list[np.ndarray] = []
+    heads: list[np.ndarray] = []
     for a, b in zip(layers, layers[1:]):
         wa, wb = w[a], w[b]
         sources = np.arange(wa, dtype=np.int64)
         direct = rule.direct(a, b, sources)
-        n = len(paths)
 
-        # Every path reaching v continues over v's direct edge.
-        via_direct = np.concatenate([paths, direct[paths[:, -1]][:, None]], axis=1)
-
-        # p*(v) continues over each cross edge (v, u), u != direct(v); cross edges are listed
-        # source by source, targets ascending: position v*(wb-1) + (u if u < d else u-1).
+        # Every path reaching v continues over v's direct edge (same row number) ...
+        # ... and p*(v) continues over each cross edge (v, u), u != direct(v); cross edges are
+        # listed source by source, targets ascending: position v*(wb-1) + (u if u < d else u-1).
         targets = np.tile(np.arange(wb, dtype=np.int64), (wa, 1))
         keep = targets != direct[:, None]
         cross_src = np.repeat(sources, wb - 1)
-        cross_dst = targets[keep]
-        via_cross = np.concatenate([paths[pstar[cross_src]], cross_dst[:, None]], axis=1)
+        parents.append(np.concatenate([np.arange(n, dtype=np.int64), pstar[cross_src]]))
+        heads.append(np.concatenate([direct[last], targets[keep]]))
 
         # p* at layer b: extend p*(pred(u)) by (pred(u), u), found among the rows just made.
-        heads = np.arange(wb, dtype=np.int64)
-        pred = rule.predecessor(a, b, heads)
-        is_direct = direct[pred] == heads
-        cross_pos = pred * (wb - 1) + np.where(heads < direct[pred], heads, heads - 1)
+        ends = np.arange(wb, dtype=np.int64)
+        pred = rule.predecessor(a, b, ends)
+        is_direct = direct[pred] == ends
+        cross_pos = pred * (wb - 1) + np.where(ends < direct[pred], ends, ends - 1)
         pstar = np.where(is_direct, pstar[pred], n + cross_pos)
 
-        paths = np.concatenate([via_direct, via_cross], axis=0)
+        last = heads[-1]
+        n = len(last)
+    paths = np.empty((n, len(layers)), dtype=np.int64)
+    row = np.arange(n, dtype=np.int64)
+    for k in range(len(layers) - 1, 0, -1):
+        paths[:, k] = heads[k - 1][row]
+        row = parents[k - 1][row]
+    paths[:, 0] = row
     return PathBlock(layers, paths)
