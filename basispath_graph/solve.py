@@ -246,11 +246,12 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     are attached: the recursion on hop owners; the hops of local blocks go through their spliced
     paths, certified by peeling each block's witness system down the order. Returns the method."""
     rule = ChoiceRule(network.widths, deah.seed)
-    method, spliced = "ear recursion", None
-    if not deah.step3.ear_orderable:
-        method = "ear recursion + witness peeling"
-        spliced = _batched(WitnessCertificates(network, deah.bases, deah.step3, rule).expand_blocks)
+
+    def spliced(blocks: list[PathBlock]):  # the witness peel, set up only when it is needed
+        return _batched(WitnessCertificates(network, deah.bases, deah.step3, rule).expand_blocks)(blocks)
+
     local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, spliced)
+    method = "ear recursion + witness peeling" if local.uses_peel else "ear recursion"
     flat_basis = flatten_blocks(network, basis)
     split = SplitCertificates(network, local, Chains(network, rule), flat_basis)
     subs, rows = discarded.subs, discarded.rows

@@ -27,7 +27,7 @@ from ..network import Network, PathBlock
 from ..verify import CertificateMismatchError
 from ..verify.rank import _gather, flatten_blocks
 from .step1_substructures import Step1Result
-from .step3_complete import Chains, CompleteStep3
+from .step3_complete import Chains, CompleteStep3, _owner_rows
 
 __all__ = ["LocalCertificates", "combine", "check_certificates", "mlp_tables"]
 
@@ -60,8 +60,35 @@ def _radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
     return keys
 
 
-def _lookup(table: dict[tuple[int, ...], int], rows: np.ndarray) -> np.ndarray:
-    return np.fromiter((table[t] for t in map(tuple, rows.tolist())), dtype=np.int64, count=len(rows))
+class _RowIndex:
+    """Position of given rows among the rows of ``nodes`` (all distinct), by sorted 64-bit row
+    hashes; every match is then compared node by node, so a hash collision cannot give a wrong
+    answer (it would raise, like a row that is not there)."""
+
+    def __init__(self, nodes: np.ndarray):
+        self.nodes = nodes
+        self.mix = np.random.default_rng(0).integers(1, 2**63 - 1, size=nodes.shape[1], dtype=np.int64) | 1
+        h = self._hash(nodes)
+        self.order = np.argsort(h)
+        self.sorted = h[self.order]
+
+    def _hash(self, nodes: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return (nodes.astype(np.int64) + 1) @ self.mix  # wraps modulo 2^64
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        h = self._hash(rows)
+        at = np.minimum(np.searchsorted(self.sorted, h), len(self.sorted) - 1)
+        found = self.order[at]
+        bad = np.flatnonzero(~np.all(self.nodes[found] == rows, axis=1))
+        if len(bad):  # a hash collision (or a missing row): look those up exactly
+            exact = {t: k for k, t in enumerate(map(tuple, self.nodes.tolist()))}
+            for k in bad.tolist():
+                key = tuple(rows[k].tolist())
+                if key not in exact:
+                    raise KeyError(f"path {list(key)} is not in the block")
+                found[k] = exact[key]
+        return found
 
 
 def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
@@ -75,18 +102,36 @@ def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
     """
     w, L = network.widths, network.L
     mlp = tuple(range(L + 1))
-    rows = {t: start + k for k, t in enumerate(map(tuple, b0.nodes.tolist()))}
+    rows = _RowIndex(b0.nodes)
     out0 = [chains.forward(mlp[a:], np.arange(w[a])) for a in range(L + 1)]
     in0 = [chains.backward(mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
     S0, T0 = [], [None]
     for a in range(L):
         u, v = np.divmod(np.arange(w[a] * w[a + 1]), w[a + 1])
         paths = np.concatenate([in0[a][u], out0[a + 1][v]], axis=1)
-        S0.append(_lookup(rows, paths).reshape(w[a], w[a + 1]))
+        S0.append(start + rows.find(paths).reshape(w[a], w[a + 1]))
     for z in range(1, L):
         paths = np.concatenate([in0[z], out0[z][:, 1:]], axis=1)
-        T0.append(_lookup(rows, paths))
+        T0.append(start + rows.find(paths))
     return in0, out0, S0, T0
+
+
+def _owner_table(network: Network, block: PathBlock, step3: CompleteStep3, idx: int, start: int, chains: Chains) -> np.ndarray | None:
+    """Y[u, v]: basis index of the kept X_r(f) for every weight f = (u, v) of the block's one new
+    hop: an ear keeps exactly these rows; a local block with one new hop keeps them all too (their
+    witnesses are the identity on the hop) plus rows for its debts. None for any other block."""
+    if len(step3.new_hops[idx]) != 1:
+        return None
+    (a, b), = step3.new_hops[idx]
+    w = network.widths
+    alive = step3.alive[idx]
+    j, owners = _owner_rows(block, (a, b), chains)
+    rows = np.flatnonzero(owners & alive)
+    if len(rows) != w[a] * w[b]:
+        return None
+    Y = np.full((w[a], w[b]), -1, dtype=np.int64)
+    Y[block.nodes[rows, j], block.nodes[rows, j + 1]] = start + (np.cumsum(alive) - 1)[rows]
+    return None if (Y < 0).any() else Y
 
 
 class LocalCertificates:
@@ -101,8 +146,6 @@ class LocalCertificates:
         rule: ChoiceRule,
         spliced_expander: Callable[[list[PathBlock]], Terms] | None = None,
     ):
-        if not step3.ear_orderable and spliced_expander is None:
-            raise ValueError("a selection with local blocks needs certificates of the spliced paths (spliced_expander)")
         self.network = network
         w, L = network.widths, network.L
         chains = Chains(network, rule)
@@ -119,9 +162,11 @@ class LocalCertificates:
         self.hop: dict[tuple[int, int], dict] = {}
         spliced: list[tuple[int, int]] = []
         for idx in step3.order[1:]:
-            if step3.rules[idx] != "ear":
-                # A local block keeps only part of its X_r(f): its hops use the spliced paths
-                # Z(f) = in_0(u) + f + out_0(v) instead, certified by ``spliced_expander``.
+            Y = _owner_table(network, bases[idx], step3, idx, starts[idx], chains)
+            if Y is None:
+                # A block with several new hops keeps only part of their X_r(f) (the local rule):
+                # its hops use the spliced paths Z(f) = in_0(u) + f + out_0(v) instead, certified
+                # by ``spliced_expander`` (the witness peel).
                 for a, b in step3.new_hops[idx]:
                     self.hop[(a, b)] = {
                         "rank": rank[idx],
@@ -133,12 +178,8 @@ class LocalCertificates:
                     spliced.append((a, b))
                 continue
             (a, b), = step3.new_hops[idx]
-            block = bases[idx]
-            rows = np.flatnonzero(step3.alive[idx])
-            j = block.layers.index(a)
-            Y = np.empty((w[a], w[b]), dtype=np.int64)
-            Y[block.nodes[rows, j], block.nodes[rows, j + 1]] = starts[idx] + np.arange(len(rows))
-            route = block.layers
+            route = bases[idx].layers
+            j = route.index(a)
             self.hop[(a, b)] = {
                 "rank": rank[idx],
                 "Y": Y,
@@ -147,6 +188,9 @@ class LocalCertificates:
                 "in": chains.backward(route[: j + 1], np.arange(w[a])),
                 "out": chains.forward(route[j + 1 :], np.arange(w[b])),
             }
+        if spliced and spliced_expander is None:
+            raise ValueError("a selection with local blocks needs certificates of the spliced paths (spliced_expander)")
+        self.uses_peel = bool(spliced)
         self.size = base
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         if spliced:
