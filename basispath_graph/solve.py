@@ -255,26 +255,19 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     flat_basis = flatten_blocks(network, basis)
     split = SplitCertificates(network, local, Chains(network, rule), flat_basis)
     subs, rows = discarded.subs, discarded.rows
-    # Discards grouped by substructure (stable), in batches of bounded size.
-    order = np.argsort(subs, kind="stable")
-    cuts = np.flatnonzero(np.r_[True, np.diff(subs[order]) != 0, True])
-    parts, done = [], 0
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        block = deah.bases[int(subs[order[lo]])]
+    # Runs of one substructure in table order, in batches of bounded size: the certificates
+    # come out sorted by discard, then basis index, with no reordering afterwards.
+    cuts = np.flatnonzero(np.r_[True, subs[1:] != subs[:-1], True])
+    parts = []
+    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        block = deah.bases[int(subs[lo])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
-            which = order[start : min(hi, start + CERTIFICATE_BATCH)]
-            chunk = PathBlock(block.layers, block.nodes[rows[which]])
+            stop = min(hi, start + CERTIFICATE_BATCH)
             # Each row's certificate is the exact sum of three certificates checked by vector
             # addition when their tables were built (split_certificates.py says why that is a check).
-            r, i, c = split.certificates(chunk.layers, chunk.nodes)
-            parts.append((r + done, i, c))
-            done += len(chunk)
-    # Each part's terms are already merged per row, and parts cover disjoint rows.
-    t_rows, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
-    # Back to table order (term rows are positions in ``order``), terms by basis index.
-    k = order[t_rows]
-    by = np.argsort(k * local.size + idx)
-    k, idx, coef = k[by], idx[by], coef[by]
+            r, i, c = split.certificates(block.layers, block.nodes[rows[start:stop]], rows[start:stop])
+            parts.append((r + start, i, c))
+    k, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
     ptr = np.zeros(len(subs) + 1, dtype=np.int64)
     np.cumsum(np.bincount(k, minlength=len(subs)), out=ptr[1:])
     discarded.set_certificates(ptr, idx, coef)

@@ -56,6 +56,7 @@ class SplitCertificates:
         self._pre: dict[tuple[int, ...], Table] = {}
         self._suf: dict[tuple[int, ...], Table] = {}
         self._z: dict[tuple[int, int], Table] = {}
+        self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _checked(self, layers: tuple[int, ...], nodes: np.ndarray, terms: Terms | None = None) -> Terms:
         """Certificates of distinct paths, checked by vector addition before use."""
@@ -126,15 +127,52 @@ class SplitCertificates:
         ok = pre[:, :-1] & suf[:, 1:]
         return np.where(ok.any(axis=1), np.argmax(ok, axis=1), -1)
 
-    def certificates(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
+    def _walk_tables(self, layers: tuple[int, ...], j: int) -> tuple[np.ndarray, np.ndarray]:
+        key = (layers, j)
+        tables = self._walks.get(key)
+        if tables is None:
+            w = self.network.widths
+            tables = self._walks[key] = (
+                self.chains.backward(layers[: j + 1], np.arange(w[layers[j]])),
+                self.chains.forward(layers[j + 1 :], np.arange(w[layers[j + 1]])),
+            )
+        return tables
+
+    def split_subroutine_rows(self, layers: tuple[int, ...], nodes: np.ndarray, block_rows: np.ndarray) -> np.ndarray:
+        """``split`` for rows numbered as Subroutine makes them: a path keeps its row number when
+        it is extended by a direct edge and rows made by the cross edges of hop k come after all
+        earlier ones, so row i's cross edge is on the hop whose range holds i (the first w_0 rows
+        are all-direct: hop 0). The guess is checked against r's walks; rows where it fails get
+        ``split``."""
+        w = self.network.widths
+        bounds = np.cumsum([w[layers[0]]] + [w[a] * (w[b] - 1) for a, b in zip(layers, layers[1:])])
+        at = np.maximum(np.searchsorted(bounds, block_rows, side="right") - 1, 0)
+        ok = np.zeros(len(nodes), dtype=bool)
+        for j in np.unique(at).tolist():
+            if j >= len(layers) - 1:
+                continue
+            rows = np.flatnonzero(at == j)
+            walk_in, walk_out = self._walk_tables(layers, j)
+            ok[rows] = np.all(nodes[rows, : j + 1] == walk_in[nodes[rows, j]], axis=1) & np.all(
+                nodes[rows, j + 1 :] == walk_out[nodes[rows, j + 1]], axis=1
+            )
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            at[bad] = self.split(layers, nodes[bad])
+        return at
+
+    def certificates(self, layers: tuple[int, ...], nodes: np.ndarray, block_rows: np.ndarray | None = None) -> Terms:
         """Certificates (row, basis index, coef; merged, sorted by row) of distinct rows ``nodes``
-        of a B_r along ``layers``."""
+        of a B_r along ``layers``; ``block_rows``: their row numbers in B_r, when known."""
         layers = tuple(layers)
         nodes = np.asarray(nodes, dtype=np.int64)
         if len(nodes) == 0:
             return _empty()
         w = self.network.widths
-        at = self.split(layers, nodes)
+        if block_rows is None:
+            at = self.split(layers, nodes)
+        else:
+            at = self.split_subroutine_rows(layers, nodes, np.asarray(block_rows, dtype=np.int64))
         parts = []
         for j in np.unique(at).tolist():
             rows = np.flatnonzero(at == j)
