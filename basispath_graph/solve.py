@@ -16,7 +16,7 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import LocalCertificates
+from .deah.local_certificates import Checker, LocalCertificates
 from .deah.split_certificates import SplitCertificates
 from .deah.step3_complete import Chains
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -221,38 +221,18 @@ def solve(
 CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
 
 
-def _batched(expand_blocks):
-    """``expand_blocks`` over at most CERTIFICATE_BATCH paths at a time (blocks are split), rows
-    numbered across all of them."""
-
-    def run(blocks: list[PathBlock]):
-        parts, done, batch, size = [], 0, [], 0
-        pieces = [PathBlock(b.layers, b.nodes[lo : lo + CERTIFICATE_BATCH]) for b in blocks for lo in range(0, len(b), CERTIFICATE_BATCH)]
-        for piece in pieces + [None]:
-            if batch and (piece is None or size + len(piece) > CERTIFICATE_BATCH):
-                r, i, c = expand_blocks(batch)
-                parts.append((r + done, i, c))
-                done, batch, size = done + size, [], 0
-            if piece is not None:
-                batch.append(piece)
-                size += len(piece)
-        return tuple(np.concatenate([p[j] for p in parts]) for j in range(3)) if parts else (np.zeros(0, dtype=np.int64),) * 3
-
-    return run
-
-
 def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: DiscardedList) -> str:
     """deah-complete's certificates, in numpy batches, all checked by vector addition before they
     are attached: the recursion on hop owners; the hops of local blocks go through their spliced
     paths, certified by peeling each block's witness system down the order. Returns the method."""
     rule = ChoiceRule(network.widths, deah.seed)
 
-    def spliced(blocks: list[PathBlock]):  # the witness peel, set up only when it is needed
-        return _batched(WitnessCertificates(network, deah.bases, deah.step3, rule).expand_blocks)(blocks)
+    def peel():  # the witness peel, set up only when a block brought several hops
+        return WitnessCertificates(network, deah.bases, deah.step3, rule)
 
-    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, spliced)
-    method = "ear recursion + witness peeling" if local.uses_peel else "ear recursion"
     flat_basis = flatten_blocks(network, basis)
+    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, peel, Checker(network, flat_basis))
+    method = "ear recursion + witness peeling" if local.uses_peel else "ear recursion"
     split = SplitCertificates(network, local, Chains(network, rule), flat_basis)
     subs, rows = discarded.subs, discarded.rows
     # Runs of one substructure in table order, in batches of bounded size: the certificates

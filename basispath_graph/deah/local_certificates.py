@@ -29,7 +29,7 @@ from ..verify.rank import _gather, flatten_blocks
 from .step1_substructures import Step1Result
 from .step3_complete import Chains, CompleteStep3, _owner_rows
 
-__all__ = ["LocalCertificates", "combine", "check_certificates", "mlp_tables"]
+__all__ = ["Checker", "LocalCertificates", "SplicedTable", "combine", "check_certificates", "check_vector_certificates", "mlp_tables", "take_rows"]
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, basis index, coefficient)
 
@@ -134,6 +134,61 @@ def _owner_table(network: Network, block: PathBlock, step3: CompleteStep3, idx: 
     return None if (Y < 0).any() else Y
 
 
+def _csr(terms: Terms, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows, idx, coef = terms  # sorted by row (``combine`` output)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    return ptr, idx, coef
+
+
+def take_rows(table: tuple[np.ndarray, np.ndarray, np.ndarray], keys: np.ndarray, rows: np.ndarray) -> Terms:
+    """Rows ``keys`` of a CSR certificate table, as terms of the target rows ``rows``."""
+    ptr, idx, coef = table
+    take = _gather(ptr, keys)
+    return np.repeat(rows, ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
+
+
+class SplicedTable:
+    """Certificates of the spliced paths Z(u, v) of one hop in factored form:
+    Z(u, v) = R(u, v) + Z(u, 0) + Z(0, v) - Z(0, 0), R the rectangles' certificates."""
+
+    def __init__(self, wb: int, rect, row, col, origin: Terms):
+        self.wb, self.rect, self.row, self.col, self.origin = wb, rect, row, col, origin
+
+    @classmethod
+    def build(cls, wa: int, wb: int, cross: Terms, f: np.ndarray, rect: Terms) -> "SplicedTable":
+        """``cross``: certificates of Z(u, 0) (rows 0..wa-1) then Z(0, v) (rows wa..wa+wb-1);
+        ``rect``: of the rectangles of the weights ``f`` (rows in that order; u, v > 0)."""
+        rows, idx, coef = cross
+        first = rows < wa
+        row = _csr((rows[first], idx[first], coef[first]), wa)
+        col = _csr((rows[~first] - wa, idx[~first], coef[~first]), wb)
+        r, i, c = rect
+        full = _csr((f[r], i, c), wa * wb)
+        o = rows == 0
+        return cls(wb, full, row, col, (idx[o], coef[o]))
+
+    def terms(self, u: np.ndarray, v: np.ndarray, rows: np.ndarray) -> list[Terms]:
+        parts = [take_rows(self.rect, u * self.wb + v, rows), take_rows(self.row, u, rows), take_rows(self.col, v, rows)]
+        i, c = self.origin
+        parts.append((np.repeat(rows, len(i)), np.tile(i, len(rows)), np.tile(-c, len(rows))))
+        return parts
+
+
+class Checker:
+    """Vector addition against the kept set (``flatten_blocks`` form) for certificates of paths and
+    of arbitrary integer vectors."""
+
+    def __init__(self, network: Network, flat_basis):
+        self.network, self.flat_basis = network, flat_basis
+
+    def paths(self, layers, nodes, terms: Terms) -> None:
+        check_certificates(self.network, self.flat_basis, [PathBlock(tuple(layers), nodes)], terms)
+
+    def vectors(self, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, n: int, terms: Terms) -> None:
+        check_vector_certificates(self.network, self.flat_basis, rows, wids, vals, terms)
+
+
 class LocalCertificates:
     """Certificates over the kept set of an ear-ordered ``CompleteStep3`` (basis order: ``order``)."""
 
@@ -144,7 +199,8 @@ class LocalCertificates:
         bases: dict[int, PathBlock],
         step3: CompleteStep3,
         rule: ChoiceRule,
-        spliced_expander: Callable[[list[PathBlock]], Terms] | None = None,
+        peel: Callable[[], "WitnessCertificates"] | None = None,
+        checker: "Checker | None" = None,
     ):
         self.network = network
         w, L = network.widths, network.L
@@ -188,24 +244,74 @@ class LocalCertificates:
                 "in": chains.backward(route[: j + 1], np.arange(w[a])),
                 "out": chains.forward(route[j + 1 :], np.arange(w[b])),
             }
-        if spliced and spliced_expander is None:
-            raise ValueError("a selection with local blocks needs certificates of the spliced paths (spliced_expander)")
+        if spliced and peel is None:
+            raise ValueError("a selection with a block of several new hops needs the witness peel (peel)")
         self.uses_peel = bool(spliced)
         self.size = base
+        self.checker = checker
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         if spliced:
-            blocks = []
+            witness = peel()
             for a, b in spliced:
-                u, v = np.divmod(np.arange(w[a] * w[b]), w[b])
-                blocks.append(PathBlock(self.mlp[: a + 1] + self.mlp[b:], np.concatenate([self.in0[a][u], self.out0[b][v]], axis=1)))
-            rows, idx, coef = spliced_expander(blocks)
-            first = 0
-            for (a, b), block in zip(spliced, blocks):
-                lo, hi = np.searchsorted(rows, [first, first + len(block)])
-                ptr = np.zeros(len(block) + 1, dtype=np.int64)
-                np.cumsum(np.bincount(rows[lo:hi] - first, minlength=len(block)), out=ptr[1:])
-                self.hop[(a, b)]["Z"] = (ptr, idx[lo:hi], coef[lo:hi])
-                first += len(block)
+                self.hop[(a, b)]["Zf"] = self._peeled_table(witness, a, b, self.hop[(a, b)]["rank"])
+
+    def _check(self, layers, nodes, terms: Terms) -> Terms:
+        if self.checker is not None:
+            self.checker.paths(layers, nodes, terms)
+        return terms
+
+    def _cross_paths(self, a: int, b: int) -> tuple[tuple[int, ...], np.ndarray]:
+        """Z(u, 0) for every u of layer a, then Z(0, v) for every v of layer b (spliced paths)."""
+        w = self.network.widths
+        u = np.r_[np.arange(w[a]), np.zeros(w[b], dtype=np.int64)]
+        v = np.r_[np.zeros(w[a], dtype=np.int64), np.arange(w[b])]
+        return self.mlp[: a + 1] + self.mlp[b:], np.concatenate([self.in0[a][u], self.out0[b][v]], axis=1)
+
+    def _peeled_table(self, witness, a: int, b: int, owner: int) -> "SplicedTable":
+        """Certificates of Z(f) for a hop of a block with several new hops, factored: the 2w - 1
+        cross paths Z(u, 0), Z(0, v) by the witness peel down the whole order, and every
+        rectangle f_uv - f_u0 - f_0v + f_00 by the peel from the hop's owner down (every later
+        block's witnesses vanish on it: it has no hop totals and no flow through any neuron)."""
+        w = self.network.widths
+        layers, nodes = self._cross_paths(a, b)
+        cross = self._check(layers, nodes, witness.expand_blocks([PathBlock(layers, nodes)]))
+        n = w[a] * w[b]
+        f = np.flatnonzero((np.arange(n) // w[b] > 0) & (np.arange(n) % w[b] > 0))
+        u, v = np.divmod(f, w[b])
+        lo = self.network.offsets[(a, b)]
+        k = np.arange(len(f), dtype=np.int64)
+        rows = np.concatenate([k, k, k, k])
+        wids = lo + np.concatenate([f, u * w[b], v, np.zeros(len(f), dtype=np.int64)])
+        vals = np.concatenate([np.ones(len(f)), -np.ones(len(f)), -np.ones(len(f)), np.ones(len(f))]).astype(np.int64)
+        rect = witness.expand_vectors(rows, wids, vals, len(f), owner)
+        if self.checker is not None:
+            self.checker.vectors(rows, wids, vals, len(f), rect)
+        return SplicedTable.build(w[a], w[b], cross, f, rect)
+
+    def spliced_table(self, hop: tuple[int, int]) -> "SplicedTable":
+        """Certificates of Z(f) = in_0(u) + f + out_0(v) for every weight f of a skip hop, factored
+        as Z(u, v) = R(u, v) + Z(u, 0) + Z(0, v) - Z(0, 0) with R(u, v) the certificate of the
+        rectangle f_uv - f_u0 - f_0v + f_00 (built once per hop)."""
+        h = self.hop[hop]
+        if "Zf" not in h:
+            a, b = hop
+            w = self.network.widths
+            layers, nodes = self._cross_paths(a, b)
+            cross = self._check(layers, nodes, self.expand(layers, nodes))
+            # With an owner table the rectangle is exactly Y(u,v) - Y(u,0) - Y(0,v) + Y(0,0): the
+            # owner's walks cancel in pairs (its rows were compared with those walks node by node).
+            n = w[a] * w[b]
+            f = np.flatnonzero((np.arange(n) // w[b] > 0) & (np.arange(n) % w[b] > 0))
+            u, v = np.divmod(f, w[b])
+            Y = h["Y"]
+            k = np.arange(len(f), dtype=np.int64)
+            rect = (
+                np.concatenate([k, k, k, k]),
+                np.concatenate([Y[u, v], Y[u, 0], Y[0, v], np.full(len(f), Y[0, 0])]),
+                np.concatenate([np.ones(len(f)), -np.ones(len(f)), -np.ones(len(f)), np.ones(len(f))]).astype(np.int64),
+            )
+            h["Zf"] = SplicedTable.build(w[a], w[b], cross, f, combine(rect, len(f), self.size))
+        return h["Zf"]
 
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
         """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's
@@ -297,11 +403,8 @@ class LocalCertificates:
         u, v = N[:, i], N[:, i + 1]
         if "Y" in h:
             parts = [(ar, h["Y"][u, v], np.ones(n, dtype=np.int64))]
-        else:  # a local block's hop: the spliced path's certificate, looked up by weight
-            ptr, z_idx, z_coef = h["Z"]
-            f = u * self.network.widths[b] + v
-            take = _gather(ptr, f)
-            parts = [(np.repeat(ar, ptr[f + 1] - ptr[f]), z_idx[take], z_coef[take])]
+        else:  # a hop of a block with several new hops: the spliced path's certificate
+            parts = h["Zf"].terms(u, v, ar)
         # Prefix difference, completed by p_0's direct walk from u.
         pre_r = h["in"][u]
         differ = ar if lam[: i + 1] != h["pre"] else np.flatnonzero(np.any(N[:, : i + 1] != pre_r, axis=1))
@@ -358,6 +461,25 @@ def _packed_sort(key: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndar
         return None
     packed = np.sort((key << bits) | (coef - lo))
     return packed >> bits, (packed & ((1 << bits) - 1)) + lo
+
+
+def check_vector_certificates(network: Network, basis, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, terms: Terms) -> None:
+    """Vector addition for targets given as entries (target row, weight, value): for every target,
+    sum of coef x basis path == the target; raises ``CertificateMismatchError`` naming the first
+    target (by row) whose certificate does not sum to it."""
+    t_rows, idx, coef = terms
+    bptr, bw = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
+    m = network.m
+    lens = bptr[idx + 1] - bptr[idx]
+    val = np.concatenate([np.repeat(coef, lens), -vals])
+    key = np.concatenate([np.repeat(t_rows, lens) * m + bw[_gather(bptr, idx)], rows * m + wids])
+    order = np.argsort(key)
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    total = np.add.reduceat(val[order], starts) if len(key) else np.zeros(0, dtype=np.int64)
+    bad = np.flatnonzero(total != 0)
+    if len(bad):
+        raise CertificateMismatchError(f"certificate of vector {int(key[starts[bad[0]]] // m)} does not sum to it")
 
 
 def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, row_ids: np.ndarray | None = None) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..network import Network, PathBlock
 from ..verify.rank import _gather
-from .local_certificates import LocalCertificates, Terms, _concat, _empty, check_certificates, combine
+from .local_certificates import LocalCertificates, Terms, _concat, _empty, check_certificates, combine, take_rows
 from .step3_complete import Chains
 
 __all__ = ["SplitCertificates"]
@@ -40,13 +40,6 @@ def _as_table(terms: Terms, n: int) -> Table:
     return ptr, idx, coef
 
 
-def _take(table: Table, keys: np.ndarray, rows: np.ndarray) -> Terms:
-    """The table rows ``keys`` as terms of the target rows ``rows``."""
-    ptr, idx, coef = table
-    take = _gather(ptr, keys)
-    return np.repeat(rows, ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
-
-
 class SplitCertificates:
     """Certificates of rows of the B_r, over the kept set that ``local`` numbers."""
 
@@ -55,7 +48,7 @@ class SplitCertificates:
         self.mlp = local.mlp
         self._pre: dict[tuple[int, ...], Table] = {}
         self._suf: dict[tuple[int, ...], Table] = {}
-        self._z: dict[tuple[int, int], Table] = {}
+        self._pieces: dict[tuple, tuple] = {}
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _checked(self, layers: tuple[int, ...], nodes: np.ndarray, terms: Terms | None = None) -> Terms:
@@ -91,28 +84,27 @@ class SplitCertificates:
         cache[route] = table
         return table
 
-    def _spliced(self, a: int, b: int) -> Table:
-        """Z(f) = in_0(u) + f + out_0(v) for every weight f of hop (a, b): S_0(f) itself on a hop
-        of p_0 (a path of B_0 by construction), else its checked certificate."""
-        table = self._z.get((a, b))
-        if table is not None:
-            return table
-        w, lc = self.network.widths, self.local
-        n = w[a] * w[b]
-        if b == a + 1:
-            table = (np.arange(n + 1, dtype=np.int64), lc.S0[a].ravel(), np.ones(n, dtype=np.int64))
-        else:
-            u, v = np.divmod(np.arange(n, dtype=np.int64), w[b])
-            layers = self.mlp[: a + 1] + self.mlp[b:]
-            nodes = np.concatenate([lc.in0[a][u], lc.out0[b][v]], axis=1)
-            held = lc.hop[(a, b)].get("Z")
-            terms = None
-            if held is not None:  # a local block's hop: the witness peel's certificates
-                ptr, idx, coef = held
-                terms = (np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr)), idx, coef)
-            table = _as_table(self._checked(layers, nodes, terms), n)
-        self._z[(a, b)] = table
-        return table
+    def _hop_pieces(self, route_pre: tuple[int, ...], route_suf: tuple[int, ...]) -> tuple[Table, object, Table]:
+        """For rows split on the skip hop (a, b) between r's routes ``route_pre`` (ending at a)
+        and ``route_suf`` (starting at b): the prefix bracket plus Z(u, 0) - Z(0, 0) per u, the
+        rectangles, and the suffix bracket plus Z(0, v) per v (``SplicedTable``)."""
+        key = (route_pre, route_suf)
+        pieces = self._pieces.get(key)
+        if pieces is None:
+            w, lc = self.network.widths, self.local
+            a, b = route_pre[-1], route_suf[0]
+            z = lc.spliced_table((a, b))
+            u, v = np.arange(w[a], dtype=np.int64), np.arange(w[b], dtype=np.int64)
+            oi, oc = z.origin
+            pre = [take_rows(self._bracket(self._pre, route_pre, "pre"), u, u), take_rows(z.row, u, u)]
+            pre.append((np.repeat(u, len(oi)), np.tile(oi, len(u)), np.tile(-oc, len(u))))
+            suf = [take_rows(self._bracket(self._suf, route_suf, "suf"), v, v), take_rows(z.col, v, v)]
+            pieces = self._pieces[key] = (
+                _as_table(combine(_concat(pre), w[a], lc.size), w[a]),
+                z,
+                _as_table(combine(_concat(suf), w[b], lc.size), w[b]),
+            )
+        return pieces
 
     def split(self, layers: tuple[int, ...], nodes: np.ndarray) -> np.ndarray:
         """Per row, a hop j with nodes[:j+1] = in_r(nodes[j]) and nodes[j+1:] = out_r(nodes[j+1])
@@ -183,7 +175,13 @@ class SplitCertificates:
                 continue
             a, b = layers[j], layers[j + 1]
             u, v = nodes[rows, j], nodes[rows, j + 1]
-            parts.append(_take(self._bracket(self._pre, layers[: j + 1], "pre"), u, rows))
-            parts.append(_take(self._spliced(a, b), u * w[b] + v, rows))
-            parts.append(_take(self._bracket(self._suf, layers[j + 1 :], "suf"), v, rows))
+            if b == a + 1:  # a hop of p_0: Z(f) is S_0(f), a path of B_0
+                parts.append(take_rows(self._bracket(self._pre, layers[: j + 1], "pre"), u, rows))
+                parts.append((rows, self.local.S0[a][u, v], np.ones(len(rows), dtype=np.int64)))
+                parts.append(take_rows(self._bracket(self._suf, layers[j + 1 :], "suf"), v, rows))
+            else:
+                pre, z, suf = self._hop_pieces(layers[: j + 1], layers[j + 1 :])
+                parts.append(take_rows(pre, u, rows))
+                parts.append(take_rows(z.rect, u * w[b] + v, rows))
+                parts.append(take_rows(suf, v, rows))
         return combine(_concat(parts), len(nodes), self.local.size)

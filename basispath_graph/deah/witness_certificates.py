@@ -395,8 +395,24 @@ class WitnessCertificates:
             rows = np.arange(first, first + len(block), dtype=np.int64)
             state.add(self.network.weight_ids(block), block.layers, rows, np.ones(len(block), dtype=np.int64))
             first += len(block)
+        return self._peel(state, len(self.order) - 1)
+
+    def expand_vectors(self, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, n: int, top: int) -> Terms:
+        """Certificates of vectors given as entries (row, weight, integer value), peeled from block
+        ``top`` (a position in the order) down. Only right when every block after ``top`` has
+        witnesses vanishing on the vectors and their hop totals are zero (e.g. a "rectangle"
+        f_uv - f_uv' - f_u'v + f_u'v' on one hop owned by ``top``: every flow through a neuron and
+        every hop total is 0); every certificate is checked by vector addition."""
+        state = _Residual(self, n)
+        hops = self.hop_of[wids]
+        for hop in np.unique(hops).tolist():
+            on = hops == hop
+            state.buckets.setdefault(hop, []).append((rows[on], wids[on], vals[on] % P))
+        return self._peel(state, top)
+
+    def _peel(self, state: "_Residual", top: int) -> Terms:
         out: list[Terms] = []
-        for k in range(len(self.order) - 1, 0, -1):
+        for k in range(top, 0, -1):
             if k in self.witness:
                 coefs = self._solve_local(k, state)
             else:
