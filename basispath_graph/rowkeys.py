@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["row_keys"]
+__all__ = ["RowIndex", "first_of_each", "row_keys"]
 
 
 def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
@@ -33,3 +33,47 @@ def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
         keys = keys.astype(np.int64).ravel()
         count = int(keys.max()) + 1 if n else 0
     return keys, count
+
+
+def first_of_each(rows: np.ndarray) -> np.ndarray:
+    """Ascending positions of the first occurrence of every distinct row (values >= 0)."""
+    keys, _ = row_keys(rows)
+    _, firsts = np.unique(keys, return_index=True)
+    return np.sort(firsts)
+
+
+class RowIndex:
+    """Position of given rows among the rows of ``nodes`` (all distinct), by sorted 64-bit row
+    hashes; every match is then compared node by node, so a hash collision cannot give a wrong
+    answer (it would raise, like a row that is not there)."""
+
+    def __init__(self, nodes: np.ndarray):
+        self.nodes = nodes
+        self.mix = np.random.default_rng(0).integers(1, 2**63 - 1, size=nodes.shape[1], dtype=np.int64) | 1
+        h = self._hash(nodes)
+        self.order = np.argsort(h)
+        self.sorted = h[self.order]
+
+    def _hash(self, nodes: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return (nodes.astype(np.int64) + 1) @ self.mix  # wraps modulo 2^64
+
+    def find(self, rows: np.ndarray, missing_ok: bool = False) -> np.ndarray:
+        """Row number of each given row; a row that is not there raises KeyError, or with
+        ``missing_ok`` gets -1."""
+        if len(self.sorted) == 0:
+            if len(rows) and not missing_ok:
+                raise KeyError(f"path {rows[0].tolist()} is not in the block")
+            return np.full(len(rows), -1, dtype=np.int64)
+        h = self._hash(rows)
+        at = np.minimum(np.searchsorted(self.sorted, h), len(self.sorted) - 1)
+        found = self.order[at]
+        bad = np.flatnonzero(~np.all(self.nodes[found] == rows, axis=1))
+        if len(bad):  # a hash collision (or a missing row): look those up exactly
+            exact = {t: k for k, t in enumerate(map(tuple, self.nodes.tolist()))}
+            for k in bad.tolist():
+                key = tuple(rows[k].tolist())
+                if key not in exact and not missing_ok:
+                    raise KeyError(f"path {list(key)} is not in the block")
+                found[k] = exact.get(key, -1)
+        return found

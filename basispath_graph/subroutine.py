@@ -76,10 +76,10 @@ def subroutine(network: Network, layers, rule: ChoiceRule) -> PathBlock:
 
         last = heads[-1]
         n = len(last)
-    paths = np.empty((n, len(layers)), dtype=np.int64)
+    columns = np.empty((len(layers), n), dtype=np.int64)  # column-major while filling: contiguous writes
     row = np.arange(n, dtype=np.int64)
     for k in range(len(layers) - 1, 0, -1):
-        paths[:, k] = heads[k - 1][row]
+        columns[k] = heads[k - 1][row]
         row = parents[k - 1][row]
-    paths[:, 0] = row
-    return PathBlock(layers, paths)
+    columns[0] = row
+    return PathBlock(layers, np.ascontiguousarray(columns.T))

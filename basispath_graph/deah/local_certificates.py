@@ -24,6 +24,7 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
+from ..rowkeys import RowIndex
 from ..verify import CertificateMismatchError
 from ..verify.rank import _gather, flatten_blocks
 from .step1_substructures import Step1Result
@@ -60,37 +61,6 @@ def _radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
     return keys
 
 
-class _RowIndex:
-    """Position of given rows among the rows of ``nodes`` (all distinct), by sorted 64-bit row
-    hashes; every match is then compared node by node, so a hash collision cannot give a wrong
-    answer (it would raise, like a row that is not there)."""
-
-    def __init__(self, nodes: np.ndarray):
-        self.nodes = nodes
-        self.mix = np.random.default_rng(0).integers(1, 2**63 - 1, size=nodes.shape[1], dtype=np.int64) | 1
-        h = self._hash(nodes)
-        self.order = np.argsort(h)
-        self.sorted = h[self.order]
-
-    def _hash(self, nodes: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return (nodes.astype(np.int64) + 1) @ self.mix  # wraps modulo 2^64
-
-    def find(self, rows: np.ndarray) -> np.ndarray:
-        h = self._hash(rows)
-        at = np.minimum(np.searchsorted(self.sorted, h), len(self.sorted) - 1)
-        found = self.order[at]
-        bad = np.flatnonzero(~np.all(self.nodes[found] == rows, axis=1))
-        if len(bad):  # a hash collision (or a missing row): look those up exactly
-            exact = {t: k for k, t in enumerate(map(tuple, self.nodes.tolist()))}
-            for k in bad.tolist():
-                key = tuple(rows[k].tolist())
-                if key not in exact:
-                    raise KeyError(f"path {list(key)} is not in the block")
-                found[k] = exact[key]
-        return found
-
-
 def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
     """p_0's walks and the basis indices of its telescoping paths (B_0 starts at ``start``).
 
@@ -102,7 +72,7 @@ def mlp_tables(network: Network, chains: Chains, b0: PathBlock, start: int):
     """
     w, L = network.widths, network.L
     mlp = tuple(range(L + 1))
-    rows = _RowIndex(b0.nodes)
+    rows = RowIndex(b0.nodes)
     out0 = [chains.forward(mlp[a:], np.arange(w[a])) for a in range(L + 1)]
     in0 = [chains.backward(mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
     S0, T0 = [], [None]

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
+from ..rowkeys import RowIndex, first_of_each
 from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
@@ -125,14 +126,19 @@ class Chains:
         return np.stack(cols, axis=1)
 
 
-def _owner_rows(block: PathBlock, hop: tuple[int, int], chains: Chains) -> tuple[int, np.ndarray]:
-    """Position j of ``hop`` in the block's layers, and the mask of rows equal to X_r(their f)."""
+def _owner_rows(block: PathBlock, hop: tuple[int, int], chains: Chains, index: RowIndex | None = None) -> tuple[int, np.ndarray]:
+    """Position j of ``hop`` in the block's layers, and the mask of rows equal to X_r(their f):
+    every X_r(f) is built from r's walks and looked up among the rows (``index``: the block's
+    ``RowIndex``, when the caller already has one)."""
     layers = block.layers
     j = layers.index(hop[0])
-    nodes = block.nodes
-    prefix = chains.backward(layers[: j + 1], nodes[:, j])
-    suffix = chains.forward(layers[j + 1 :], nodes[:, j + 1])
-    mask = np.all(nodes[:, : j + 1] == prefix, axis=1) & np.all(nodes[:, j + 1 :] == suffix, axis=1)
+    wa, wb = chains.network.widths[hop[0]], chains.network.widths[hop[1]]
+    u, v = np.divmod(np.arange(wa * wb, dtype=np.int64), wb)
+    prefix = chains.backward(layers[: j + 1], np.arange(wa))
+    suffix = chains.forward(layers[j + 1 :], np.arange(wb))
+    found = (index or RowIndex(block.nodes)).find(np.concatenate([prefix[u], suffix[v]], axis=1), missing_ok=True)
+    mask = np.zeros(len(block), dtype=bool)
+    mask[found[found >= 0]] = True
     return j, mask
 
 
@@ -280,8 +286,7 @@ def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
     order_rows = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
     # Rows with the same witness vector as an earlier row are dependent on it: only the first
     # row of each distinct vector goes through the elimination.
-    _, firsts = np.unique(witness.keys()[order_rows], axis=0, return_index=True)
-    tested = order_rows[np.sort(firsts)]
+    tested = order_rows[first_of_each(witness.keys()[order_rows])]
     # Peeled vectors are independent of all the others, and any dependency lies within the core
     # (sparse_peel.py): so greedy elimination in row order keeps every peeled row and, of the
     # core, what the elimination of the core alone keeps. Same rows, far fewer Python steps.
@@ -319,8 +324,7 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
     partner = partner_of[nodes[rest, j] * wb + nodes[rest, j + 1]]
     cols = [col for _, col, _ in paying]
     key = np.concatenate([nodes[rest][:, cols], nodes[partner][:, cols]], axis=1)
-    _, firsts = np.unique(key, axis=0, return_index=True)
-    firsts = np.sort(firsts)
+    firsts = first_of_each(key)
     tested = rest[firsts]
     if len(paying) == 1:
         keep = _forest(tested, key[firsts, 0], key[firsts, 1], len(block))
@@ -376,8 +380,9 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             paid_debts[idx] = [(d.layer, frozenset(d.into), frozenset(d.out_of)) for d, _, _ in paying]
             # X_r(f) rows of the new hops first (they carry the new weights), then the rest.
             first = np.zeros(len(block), dtype=bool)
+            index = RowIndex(block.nodes) if news else None
             for hop in news:
-                first |= _owner_rows(block, hop, chains)[1]
+                first |= _owner_rows(block, hop, chains, index)[1]
             if len(news) == 1:
                 keep = _keep_one_new_hop(network, block, news[0], first, paying)
             else:
