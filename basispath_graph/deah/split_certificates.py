@@ -49,6 +49,7 @@ class SplitCertificates:
         self._pre: dict[tuple[int, ...], Table] = {}
         self._suf: dict[tuple[int, ...], Table] = {}
         self._pieces: dict[tuple, tuple] = {}
+        self._packed_tables: dict[tuple, np.ndarray] = {}
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _checked(self, layers: tuple[int, ...], nodes: np.ndarray, terms: Terms | None = None) -> Terms:
@@ -165,23 +166,76 @@ class SplitCertificates:
             at = self.split(layers, nodes)
         else:
             at = self.split_subroutine_rows(layers, nodes, np.asarray(block_rows, dtype=np.int64))
-        parts = []
+        blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (rows, packed terms: one row each)
         for j in np.unique(at).tolist():
             rows = np.flatnonzero(at == j)
             if j < 0:  # not a Subroutine row: the recursion, checked in full
-                sub = nodes[rows]
-                r, i, c = self._checked(layers, sub)
-                parts.append((rows[r], i, c))
+                r, i, c = self._checked(layers, nodes[rows])
+                blocks.append((rows, _packed(_as_table((r, i, c), len(rows)))))
                 continue
             a, b = layers[j], layers[j + 1]
             u, v = nodes[rows, j], nodes[rows, j + 1]
             if b == a + 1:  # a hop of p_0: Z(f) is S_0(f), a path of B_0
-                parts.append(take_rows(self._bracket(self._pre, layers[: j + 1], "pre"), u, rows))
-                parts.append((rows, self.local.S0[a][u, v], np.ones(len(rows), dtype=np.int64)))
-                parts.append(take_rows(self._bracket(self._suf, layers[j + 1 :], "suf"), v, rows))
+                pre = self._dense(("pre", layers[: j + 1]), lambda: self._bracket(self._pre, layers[: j + 1], "pre"))
+                suf = self._dense(("suf", layers[j + 1 :]), lambda: self._bracket(self._suf, layers[j + 1 :], "suf"))
+                mid = ((self.local.S0[a][u, v] << PACK_BITS) | (1 + PACK_OFFSET))[:, None]
+                blocks.append((rows, np.concatenate([pre[u], mid, suf[v]], axis=1)))
             else:
-                pre, z, suf = self._hop_pieces(layers[: j + 1], layers[j + 1 :])
-                parts.append(take_rows(pre, u, rows))
-                parts.append(take_rows(z.rect, u * w[b] + v, rows))
-                parts.append(take_rows(suf, v, rows))
-        return combine(_concat(parts), len(nodes), self.local.size)
+                key = (layers[: j + 1], layers[j + 1 :])
+                pieces = lambda: self._hop_pieces(*key)  # noqa: E731
+                pre = self._dense(("pre'", key), lambda: pieces()[0])
+                rect = self._dense(("rect", (a, b)), lambda: pieces()[1].rect)
+                suf = self._dense(("suf'", key), lambda: pieces()[2])
+                blocks.append((rows, np.concatenate([pre[u], rect[u * w[b] + v], suf[v]], axis=1)))
+        return _merge_packed(blocks, len(nodes))
+
+    def _dense(self, key, make) -> np.ndarray:
+        table = self._packed_tables.get(key)
+        if table is None:
+            table = self._packed_tables[key] = _packed(make())
+        return table
+
+
+# Terms packed into one int64 each, basis index above a small coefficient, so that a plain sort
+# of each row (fast) both groups equal basis indices and keeps their coefficients.
+PACK_BITS = 16
+PACK_OFFSET = 1 << (PACK_BITS - 1)
+_EMPTY_SLOT = np.iinfo(np.int64).max
+
+
+def _packed(table: Table) -> np.ndarray:
+    """A CSR table as a dense (keys x longest row) array of packed terms, empty slots at the end
+    holding a value above every packed term."""
+    ptr, idx, coef = table
+    n = len(ptr) - 1
+    counts = np.diff(ptr)
+    width = int(counts.max()) if n else 0
+    if len(coef) and int(np.abs(coef).max()) >= PACK_OFFSET:
+        raise OverflowError(f"a certificate coefficient {int(np.abs(coef).max())} does not fit the packed form")
+    out = np.full((n, width), _EMPTY_SLOT, dtype=np.int64)
+    pos = np.arange(len(idx), dtype=np.int64) - np.repeat(ptr[:-1], counts)
+    out[np.repeat(np.arange(n, dtype=np.int64), counts), pos] = (idx << PACK_BITS) | (coef + PACK_OFFSET)
+    return out
+
+
+def _merge_packed(blocks: list[tuple[np.ndarray, np.ndarray]], n: int) -> Terms:
+    """Sum each row's packed terms (rows given per block, together 0..n-1): every row is sorted
+    on its own, so equal basis indices sit side by side and the output comes out sorted by row,
+    then basis index, without a global sort."""
+    width = max((m.shape[1] for _, m in blocks), default=0)
+    if width == 0:
+        return _empty()
+    packed = np.full((n, width), _EMPTY_SLOT, dtype=np.int64)
+    for rows, m in blocks:
+        packed[rows, : m.shape[1]] = m
+    packed.sort(axis=1)
+    flat = packed.ravel()
+    used = np.flatnonzero(flat != _EMPTY_SLOT)
+    rows = used // width
+    flat = flat[used]
+    idx = flat >> PACK_BITS
+    coef = (flat & ((1 << PACK_BITS) - 1)) - PACK_OFFSET
+    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (idx[1:] != idx[:-1])])
+    total = np.add.reduceat(coef, starts) if len(starts) else coef[:0]
+    keep = total != 0
+    return rows[starts][keep], idx[starts][keep], total[keep]
