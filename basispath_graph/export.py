@@ -102,6 +102,7 @@ def summary(result: SolveResult) -> dict:
             certificate_max_size=int(certificate_lengths(result.discarded).max(initial=0)),
             certificate_sizes=certificate_sizes(result),
             certificate_method=result.certificate_method,
+            certificates_rechecked=result.certificates_rechecked,
         )
         if result.engine == "deah-complete":
             doc["rules"] = dict(Counter(s3.rules.values()))

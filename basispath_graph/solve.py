@@ -16,7 +16,7 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import Checker, LocalCertificates
+from .deah.local_certificates import Checker, LocalCertificates, check_certificates
 from .deah.split_certificates import SplitCertificates
 from .deah.step3_complete import Chains
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -27,6 +27,7 @@ from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
+from .verify.rank import _gather
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]
 
@@ -64,6 +65,9 @@ class SolveResult:
     # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
     # deah-complete's local ones (docs/deah-complete.md), "global elimination" the exact Expresser.
     certificate_method: str | None = None
+    # Certificates re-added weight by weight after they were made (all of them for the global
+    # elimination; for deah-complete's assembled ones, up to RECHECK_LIMIT spread over the table).
+    certificates_rechecked: int = 0
 
     @property
     def certified(self) -> bool:
@@ -209,22 +213,24 @@ def solve(
     if certificates and verdict.certified and discarded:
         with timer.stage("certificates"):
             if engine == "deah-complete" and not repairs:
-                result.certificate_method = _local_certificates(network, deah, basis, discarded)
+                result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)
             else:
                 result.certificate_method = "global elimination"
                 expresser = Expresser(network, basis)
                 for d in discarded:
-                    d.certificate = expresser.express(d.layers, d.indices)
+                    d.certificate = expresser.express(d.layers, d.indices)  # re-added inside
+                result.certificates_rechecked = len(discarded)
     return result
 
 
 CERTIFICATE_BATCH = 100_000  # discarded paths expanded at once
 
 
-def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: DiscardedList) -> str:
-    """deah-complete's certificates, in numpy batches, all checked by vector addition before they
-    are attached: the recursion on hop owners; the hops of local blocks go through their spliced
-    paths, certified by peeling each block's witness system down the order. Returns the method."""
+def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBlock], discarded: DiscardedList) -> tuple[str, int]:
+    """deah-complete's certificates, in numpy batches: each discarded row split at its cross edge
+    into per-route and per-hop tables (split_certificates.py); the hops of blocks with several
+    new hops come from peeling each block's witness system down the order, checked by vector
+    addition. Returns (the method, how many finished certificates were re-added in full)."""
     rule = ChoiceRule(network.widths, deah.seed)
 
     def peel():  # the witness peel, set up only when a block brought several hops
@@ -251,4 +257,22 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     ptr = np.zeros(len(subs) + 1, dtype=np.int64)
     np.cumsum(np.bincount(k, minlength=len(subs)), out=ptr[1:])
     discarded.set_certificates(ptr, idx, coef)
-    return method
+    return method, _recheck(network, deah, flat_basis, discarded)
+
+
+RECHECK_LIMIT = 100_000  # finished certificates re-added in full by vector addition
+
+
+def _recheck(network: Network, deah: DeahResult, flat_basis, discarded: DiscardedList) -> int:
+    """Re-add finished certificates weight by weight: all of them up to RECHECK_LIMIT, else that
+    many spread evenly over the table. The assembly is exact by construction (split_certificates.py);
+    this guards the implementation. Raises CertificateMismatchError naming a discard that fails."""
+    n = len(discarded)
+    sample = np.arange(n) if n <= RECHECK_LIMIT else np.unique(np.linspace(0, n - 1, RECHECK_LIMIT).astype(np.int64))
+    subs, rows, ptr = discarded.subs[sample], discarded.rows[sample], discarded.ptr
+    cuts = np.flatnonzero(np.r_[True, subs[1:] != subs[:-1], True])
+    targets = [deah.bases[int(subs[lo])].take(rows[lo:hi]) for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist())]
+    take = _gather(ptr, sample)
+    terms = (np.repeat(np.arange(len(sample), dtype=np.int64), ptr[sample + 1] - ptr[sample]), discarded.idx[take], discarded.coef[take])
+    check_certificates(network, flat_basis, targets, terms, row_ids=sample)
+    return len(sample)

@@ -258,31 +258,6 @@ class LocalCertificates:
             self.checker.vectors(rows, wids, vals, len(f), rect)
         return SplicedTable.build(w[a], w[b], cross, f, rect)
 
-    def spliced_table(self, hop: tuple[int, int]) -> "SplicedTable":
-        """Certificates of Z(f) = in_0(u) + f + out_0(v) for every weight f of a skip hop, factored
-        as Z(u, v) = R(u, v) + Z(u, 0) + Z(0, v) - Z(0, 0) with R(u, v) the certificate of the
-        rectangle f_uv - f_u0 - f_0v + f_00 (built once per hop)."""
-        h = self.hop[hop]
-        if "Zf" not in h:
-            a, b = hop
-            w = self.network.widths
-            layers, nodes = self._cross_paths(a, b)
-            cross = self._check(layers, nodes, self.expand(layers, nodes))
-            # With an owner table the rectangle is exactly Y(u,v) - Y(u,0) - Y(0,v) + Y(0,0): the
-            # owner's walks cancel in pairs (its rows were compared with those walks node by node).
-            n = w[a] * w[b]
-            f = np.flatnonzero((np.arange(n) // w[b] > 0) & (np.arange(n) % w[b] > 0))
-            u, v = np.divmod(f, w[b])
-            Y = h["Y"]
-            k = np.arange(len(f), dtype=np.int64)
-            rect = (
-                np.concatenate([k, k, k, k]),
-                np.concatenate([Y[u, v], Y[u, 0], Y[0, v], np.full(len(f), Y[0, 0])]),
-                np.concatenate([np.ones(len(f)), -np.ones(len(f)), -np.ones(len(f)), np.ones(len(f))]).astype(np.int64),
-            )
-            h["Zf"] = SplicedTable.build(w[a], w[b], cross, f, combine(rect, len(f), self.size))
-        return h["Zf"]
-
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
         """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's
         direct walk from u; "suf": p_0's predecessor walk to v + out_r(v)) for each key neuron.

@@ -1,22 +1,40 @@
-"""Certificates of discarded B_r rows, split at their cross edge (docs/deah-complete.md,
-"Certificates of B_r rows: one split").
+"""Certificates of discarded B_r rows, assembled from per-route and per-hop tables
+(docs/deah-complete.md, "Certificates of B_r rows: one split").
 
 Every row of a Subroutine basis B_r is q = in_r(u) + f + out_r(v) for one weight f = (u, v) of r
 (its cross edge; an all-direct row splits at any of its edges). With p_0's walks in_0 / out_0,
 
-    q = [in_r(u) + out_0(u)] - T_0(u) + Z(f) - T_0(v) + [in_0(v) + out_r(v)],
+    q = Pre_r(u) + Z(f) + Suf_r(v),
+    Pre_r(u) = [in_r(u) + out_0(u)] - T_0(u),   Suf_r(v) = [in_0(v) + out_r(v)] - T_0(v),
 
-Z(f) = in_0(u) + f + out_0(v) (a path of B_0 when f is on a hop of p_0) and T_0(z) = in_0(z) +
-out_0(z). The bracket terms depend on r's route on one side of f and on one neuron only, and Z(f)
-on the weight only, so their certificates are computed once (by the ear recursion and the witness
-peel of ``LocalCertificates``) and every row's certificate is the exact sum of three table rows.
+Z(f) = in_0(u) + f + out_0(v) (the *spliced* path; S_0(f), a path of B_0, on a hop of p_0) and
+T_0(z) = in_0(z) + out_0(z) (a path of B_0; zero for an input or output neuron). Both brackets
+extend along r's route one hop at a time: if route R' is R followed by hop (a, b) and p is u's
+designated predecessor at a, then in_R'(u) = in_R(p) + (p, u), and as vectors
 
-Why this is verified, without re-adding every row's certificate weight by weight: each table row
-is checked by vector addition against its own path when the table is built; each discarded row is
-checked to really be in_r(u) + f + out_r(v) (its nodes equal r's walks before u and after v); the
-identity above then holds as vectors, and the row's certificate is the exact integer sum of checked
-certificates, so it sums to q. Rows that do not split that way (not produced by Subroutine) fall back
-to the recursion and a full check.
+    Pre_R'(u) = Pre_R(p) + Z(p, u) - T_0(u),   and likewise   Suf_R'(v) = Suf_R(d) + Z(v, d) - T_0(v)
+
+for R' = hop (b, c) followed by R and d = v's direct successor. So every bracket is a sum of
+spliced paths and paths of B_0, table by table, with no path walked twice. The spliced paths of a
+skip hop (a, b) are factored as Z(u, v) = Mid(u, v) + A(u) + B(v):
+
+- owned by a block with one new hop (an ear, or a local block with one new hop: it keeps all its
+  X_r(f)): X_r(u, v) = Pre_o(u) + Z(u, v) + Suf_o(v) for the owner's routes o, so Mid = Y(u, v)
+  (the kept X_r(f), one path), A = -Pre_o, B = -Suf_o;
+- owned by a block with several new hops: Mid = the certificate of the rectangle f_uv - f_u0 -
+  f_0v + f_00, A(u) = Z(u, 0) - Z(0, 0), B(v) = Z(0, v), from the witness peel
+  (``LocalCertificates``), each checked by vector addition.
+
+A row split on hop (a, b) then has the certificate [Pre_r + A](u) + Mid(u, v) + [Suf_r + B](v):
+three table rows, the first and last precombined once per (route, neuron).
+
+Why this is exact: the identities above hold as vectors; the only certificates computed by
+linear algebra (the witness peel's) are checked by vector addition; every other piece is a kept
+path named by its nodes (B_0's S_0 and T_0 looked up node by node, the X_r(f) compared with r's
+walks node by node). Each discarded row is checked to really be in_r(u) + f + out_r(v) (its nodes
+equal r's walks before u and after v). Rows that do not split that way (not produced by
+Subroutine) fall back to the recursion of ``LocalCertificates`` and a full check. ``solve`` also
+re-adds a sample of the finished certificates by vector addition, as a guard.
 """
 
 from __future__ import annotations
@@ -24,7 +42,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Network, PathBlock
-from ..verify.rank import _gather
 from .local_certificates import LocalCertificates, Terms, _concat, _empty, check_certificates, combine, take_rows
 from .step3_complete import Chains
 
@@ -40,6 +57,15 @@ def _as_table(terms: Terms, n: int) -> Table:
     return ptr, idx, coef
 
 
+def _zero_table(n: int) -> Table:
+    return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+
+def _negated(table: Table) -> Table:
+    ptr, idx, coef = table
+    return ptr, idx, -coef
+
+
 class SplitCertificates:
     """Certificates of rows of the B_r, over the kept set that ``local`` numbers."""
 
@@ -48,62 +74,102 @@ class SplitCertificates:
         self.mlp = local.mlp
         self._pre: dict[tuple[int, ...], Table] = {}
         self._suf: dict[tuple[int, ...], Table] = {}
+        self._hops: dict[tuple[int, int], tuple] = {}
         self._pieces: dict[tuple, tuple] = {}
         self._packed_tables: dict[tuple, np.ndarray] = {}
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
-    def _checked(self, layers: tuple[int, ...], nodes: np.ndarray, terms: Terms | None = None) -> Terms:
-        """Certificates of distinct paths, checked by vector addition before use."""
-        terms = self.local.expand(layers, nodes, distinct=True) if terms is None else terms
+    def _checked(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
+        """Certificates of distinct paths by the recursion, checked by vector addition."""
+        terms = self.local.expand(layers, nodes, distinct=True)
         check_certificates(self.network, self.flat_basis, [PathBlock(layers, nodes)], terms)
         return terms
 
-    def _bracket(self, cache: dict, route: tuple[int, ...], side: str) -> Table:
-        """pre: in_r(u) + out_0(u) - T_0(u) for every neuron u of route's last layer;
-        suf: in_0(v) + out_r(v) - T_0(v) for every v of route's first layer. Zero where the route
-        is p_0's own (the two paths are the same) or the neuron is an input or output."""
+    def _t0(self, layer: int, z: np.ndarray, rows: np.ndarray) -> Terms:
+        """-T_0(z) for neurons z of ``layer`` (nothing for an input or output neuron)."""
+        if layer in (0, self.network.L):
+            return _empty()
+        return rows, self.local.T0[layer][z], -np.ones(len(z), dtype=np.int64)
+
+    def hop(self, a: int, b: int) -> tuple[Table | None, object, Table | None]:
+        """(A, Mid, B) of Z(u, v) = Mid(u, v) + A(u) + B(v) for hop (a, b); Mid is a table over
+        u * w_b + v, A over u, B over v (None: zero)."""
+        factors = self._hops.get((a, b))
+        if factors is not None:
+            return factors
+        w, lc = self.network.widths, self.local
+        n = w[a] * w[b]
+        if b == a + 1:  # S_0(f) itself
+            factors = (None, (np.arange(n + 1, dtype=np.int64), lc.S0[a].ravel(), np.ones(n, dtype=np.int64)), None)
+        else:
+            h = lc.hop[(a, b)]
+            if "Y" in h:  # Z = X_o(f) - Pre_o(u) - Suf_o(v)
+                Y = h["Y"].ravel()
+                mid = (np.arange(n + 1, dtype=np.int64), Y, np.ones(n, dtype=np.int64))
+                factors = (_negated(self._bracket(h["pre"], "pre")), mid, _negated(self._bracket(h["suf"], "suf")))
+            else:  # the witness peel's factored table
+                z = h["Zf"]
+                u = np.arange(w[a], dtype=np.int64)
+                oi, oc = z.origin
+                row = take_rows(z.row, u, u)
+                origin = (np.repeat(u, len(oi)), np.tile(oi, len(u)), np.tile(-oc, len(u)))
+                factors = (_as_table(combine(_concat([row, origin]), w[a], lc.size), w[a]), z.rect, z.col)
+        self._hops[(a, b)] = factors
+        return factors
+
+    def _spliced_terms(self, a: int, b: int, u: np.ndarray, v: np.ndarray, rows: np.ndarray) -> list[Terms]:
+        A, mid, B = self.hop(a, b)
+        parts = [take_rows(mid, u * self.network.widths[b] + v, rows)]
+        if A is not None:
+            parts.append(take_rows(A, u, rows))
+        if B is not None:
+            parts.append(take_rows(B, v, rows))
+        return parts
+
+    def _bracket(self, route: tuple[int, ...], side: str) -> Table:
+        """Pre_R(u) for every neuron u of the route's last layer (side "pre", route from layer 0)
+        or Suf_R(v) for every v of its first layer (side "suf", route to layer L), by extending the
+        route one hop at a time (module docstring). Zero on p_0's own route."""
+        cache = self._pre if side == "pre" else self._suf
         table = cache.get(route)
         if table is not None:
             return table
-        lc, L = self.local, self.network.L
+        w = self.network.widths
         layer = route[-1] if side == "pre" else route[0]
-        n = self.network.widths[layer]
-        own = route == (self.mlp[: layer + 1] if side == "pre" else self.mlp[layer:])
-        if own or layer in (0, L):
-            table = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        n = w[layer]
+        if len(route) == 1 or route == (self.mlp[: layer + 1] if side == "pre" else self.mlp[layer:]):
+            table = _zero_table(n)
         else:
             z = np.arange(n, dtype=np.int64)
-            if side == "pre":
-                layers = route + self.mlp[layer + 1 :]
-                nodes = np.concatenate([self.chains.backward(route, z), lc.out0[layer][:, 1:]], axis=1)
-            else:
-                layers = self.mlp[:layer] + route
-                nodes = np.concatenate([lc.in0[layer][:, :-1], self.chains.forward(route, z)], axis=1)
-            r, i, c = self._checked(layers, nodes)
-            terms = (np.concatenate([r, z]), np.concatenate([i, lc.T0[layer]]), np.concatenate([c, -np.ones(n, dtype=np.int64)]))
-            table = _as_table(combine(terms, n, lc.size), n)
+            if side == "pre":  # Pre_R'(u) = Pre_R(p) + Z(p, u) - T_0(u)
+                a = route[-2]
+                p = self.chains.pred(a, layer)
+                parts = [take_rows(self._bracket(route[:-1], "pre"), p, z)] + self._spliced_terms(a, layer, p, z, z)
+            else:  # Suf_R'(v) = Suf_R(d) + Z(v, d) - T_0(v)
+                c = route[1]
+                d = self.chains.direct(layer, c)
+                parts = [take_rows(self._bracket(route[1:], "suf"), d, z)] + self._spliced_terms(layer, c, z, d, z)
+            parts.append(self._t0(layer, z, z))
+            table = _as_table(combine(_concat(parts), n, self.local.size), n)
         cache[route] = table
         return table
 
-    def _hop_pieces(self, route_pre: tuple[int, ...], route_suf: tuple[int, ...]) -> tuple[Table, object, Table]:
-        """For rows split on the skip hop (a, b) between r's routes ``route_pre`` (ending at a)
-        and ``route_suf`` (starting at b): the prefix bracket plus Z(u, 0) - Z(0, 0) per u, the
-        rectangles, and the suffix bracket plus Z(0, v) per v (``SplicedTable``)."""
+    def _hop_pieces(self, route_pre: tuple[int, ...], route_suf: tuple[int, ...]) -> tuple[Table, Table, Table]:
+        """For rows split on hop (a, b) between r's routes ``route_pre`` (ending at a) and
+        ``route_suf`` (starting at b): [Pre_r + A] per u, Mid per weight, [Suf_r + B] per v."""
         key = (route_pre, route_suf)
         pieces = self._pieces.get(key)
         if pieces is None:
-            w, lc = self.network.widths, self.local
+            w, size = self.network.widths, self.local.size
             a, b = route_pre[-1], route_suf[0]
-            z = lc.spliced_table((a, b))
+            A, mid, B = self.hop(a, b)
             u, v = np.arange(w[a], dtype=np.int64), np.arange(w[b], dtype=np.int64)
-            oi, oc = z.origin
-            pre = [take_rows(self._bracket(self._pre, route_pre, "pre"), u, u), take_rows(z.row, u, u)]
-            pre.append((np.repeat(u, len(oi)), np.tile(oi, len(u)), np.tile(-oc, len(u))))
-            suf = [take_rows(self._bracket(self._suf, route_suf, "suf"), v, v), take_rows(z.col, v, v)]
+            pre = [take_rows(self._bracket(route_pre, "pre"), u, u)] + ([take_rows(A, u, u)] if A is not None else [])
+            suf = [take_rows(self._bracket(route_suf, "suf"), v, v)] + ([take_rows(B, v, v)] if B is not None else [])
             pieces = self._pieces[key] = (
-                _as_table(combine(_concat(pre), w[a], lc.size), w[a]),
-                z,
-                _as_table(combine(_concat(suf), w[b], lc.size), w[b]),
+                _as_table(combine(_concat(pre), w[a], size), w[a]),
+                mid,
+                _as_table(combine(_concat(suf), w[b], size), w[b]),
             )
         return pieces
 
@@ -175,18 +241,11 @@ class SplitCertificates:
                 continue
             a, b = layers[j], layers[j + 1]
             u, v = nodes[rows, j], nodes[rows, j + 1]
-            if b == a + 1:  # a hop of p_0: Z(f) is S_0(f), a path of B_0
-                pre = self._dense(("pre", layers[: j + 1]), lambda: self._bracket(self._pre, layers[: j + 1], "pre"))
-                suf = self._dense(("suf", layers[j + 1 :]), lambda: self._bracket(self._suf, layers[j + 1 :], "suf"))
-                mid = ((self.local.S0[a][u, v] << PACK_BITS) | (1 + PACK_OFFSET))[:, None]
-                blocks.append((rows, np.concatenate([pre[u], mid, suf[v]], axis=1)))
-            else:
-                key = (layers[: j + 1], layers[j + 1 :])
-                pieces = lambda: self._hop_pieces(*key)  # noqa: E731
-                pre = self._dense(("pre'", key), lambda: pieces()[0])
-                rect = self._dense(("rect", (a, b)), lambda: pieces()[1].rect)
-                suf = self._dense(("suf'", key), lambda: pieces()[2])
-                blocks.append((rows, np.concatenate([pre[u], rect[u * w[b] + v], suf[v]], axis=1)))
+            key = (layers[: j + 1], layers[j + 1 :])
+            pre = self._dense(("pre", key), lambda: self._hop_pieces(*key)[0])
+            mid = self._dense(("mid", (a, b)), lambda: self._hop_pieces(*key)[1])
+            suf = self._dense(("suf", key), lambda: self._hop_pieces(*key)[2])
+            blocks.append((rows, np.concatenate([pre[u], mid[u * w[b] + v], suf[v]], axis=1)))
         return _merge_packed(blocks, len(nodes))
 
     def _dense(self, key, make) -> np.ndarray:
