@@ -84,11 +84,16 @@ class Network:
     def weight_ids(self, block: "PathBlock") -> np.ndarray:
         """Weight ids of every path in a block, shape (n, hops), int64."""
         layers, nodes = block.layers, block.nodes
-        cols = []
-        for k in range(len(layers) - 1):
-            a, b = layers[k], layers[k + 1]
-            cols.append(self.offsets[(a, b)] + nodes[:, k].astype(np.int64) * self.widths[b] + nodes[:, k + 1])
-        return np.stack(cols, axis=1) if cols else np.zeros((len(nodes), 0), dtype=np.int64)
+        if len(layers) < 2:
+            return np.zeros((len(nodes), 0), dtype=np.int64)
+        hops = list(zip(layers, layers[1:]))
+        width_b = np.array([self.widths[b] for _, b in hops], dtype=np.int64)
+        offset = np.array([self.offsets[h] for h in hops], dtype=np.int64)
+        # All hops at once (broadcast over columns): a few passes over contiguous memory.
+        ids = nodes[:, :-1] * width_b
+        ids += nodes[:, 1:]
+        ids += offset
+        return ids
 
     def to_dict(self) -> dict:
         return {"name": self.name, "widths": list(self.widths), "skips": [list(p) for p in self.skips]}

@@ -279,22 +279,29 @@ def _packed(table: Table) -> np.ndarray:
 
 def _merge_packed(blocks: list[tuple[np.ndarray, np.ndarray]], n: int) -> Terms:
     """Sum each row's packed terms (rows given per block, together 0..n-1): every row is sorted
-    on its own, so equal basis indices sit side by side and the output comes out sorted by row,
-    then basis index, without a global sort."""
+    on its own, so equal basis indices sit side by side (at most three: one per piece) and the
+    output comes out sorted by row, then basis index, without a global sort."""
     width = max((m.shape[1] for _, m in blocks), default=0)
     if width == 0:
         return _empty()
     packed = np.full((n, width), _EMPTY_SLOT, dtype=np.int64)
     for rows, m in blocks:
-        packed[rows, : m.shape[1]] = m
+        lo = int(rows[0])
+        if int(rows[-1]) - lo + 1 == len(rows):  # a contiguous run of rows (the usual case)
+            packed[lo : lo + len(rows), : m.shape[1]] = m
+        else:
+            packed[rows, : m.shape[1]] = m
     packed.sort(axis=1)
-    flat = packed.ravel()
-    used = np.flatnonzero(flat != _EMPTY_SLOT)
-    rows = used // width
-    flat = flat[used]
-    idx = flat >> PACK_BITS
-    coef = (flat & ((1 << PACK_BITS) - 1)) - PACK_OFFSET
-    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (idx[1:] != idx[:-1])])
-    total = np.add.reduceat(coef, starts) if len(starts) else coef[:0]
-    keep = total != 0
-    return rows[starts][keep], idx[starts][keep], total[keep]
+    valid = packed != _EMPTY_SLOT
+    idx = packed >> PACK_BITS
+    coef = (packed & ((1 << PACK_BITS) - 1)) - PACK_OFFSET
+    same = idx[:, 1:] == idx[:, :-1]  # continues the run to its left
+    total = coef.copy()
+    total[:, :-1] += np.where(same, coef[:, 1:], 0)
+    if width > 2:
+        total[:, :-2] += np.where(same[:, :-1] & same[:, 1:], coef[:, 2:], 0)
+    head = valid
+    head[:, 1:] &= ~same
+    head &= total != 0
+    rows, _ = np.nonzero(head)
+    return rows, idx[head], total[head]
