@@ -77,6 +77,7 @@ class SplitCertificates:
         self._hops: dict[tuple[int, int], tuple] = {}
         self._pieces: dict[tuple, tuple] = {}
         self._packed_tables: dict[tuple, np.ndarray] = {}
+        self.packing = Packing.for_size(local.size)
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _checked(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
@@ -232,12 +233,21 @@ class SplitCertificates:
             at = self.split(layers, nodes)
         else:
             at = self.split_subroutine_rows(layers, nodes, np.asarray(block_rows, dtype=np.int64))
-        blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (rows, packed terms: one row each)
+        try:
+            return self._assemble(layers, nodes, at)
+        except OverflowError:  # a coefficient too large for the narrow packing: widen, redo
+            self.packing = Packing.wide()
+            self._packed_tables.clear()
+            return self._assemble(layers, nodes, at)
+
+    def _assemble(self, layers: tuple[int, ...], nodes: np.ndarray, at: np.ndarray) -> Terms:
+        w, pk = self.network.widths, self.packing
+        groups: list[tuple[np.ndarray, np.ndarray]] = []  # (rows, packed terms: one row each)
         for j in np.unique(at).tolist():
             rows = np.flatnonzero(at == j)
             if j < 0:  # not a Subroutine row: the recursion, checked in full
                 r, i, c = self._checked(layers, nodes[rows])
-                blocks.append((rows, _packed(_as_table((r, i, c), len(rows)))))
+                groups.append((rows, pk.dense(_as_table((r, i, c), len(rows)))))
                 continue
             a, b = layers[j], layers[j + 1]
             u, v = nodes[rows, j], nodes[rows, j + 1]
@@ -245,63 +255,73 @@ class SplitCertificates:
             pre = self._dense(("pre", key), lambda: self._hop_pieces(*key)[0])
             mid = self._dense(("mid", (a, b)), lambda: self._hop_pieces(*key)[1])
             suf = self._dense(("suf", key), lambda: self._hop_pieces(*key)[2])
-            blocks.append((rows, np.concatenate([pre[u], mid[u * w[b] + v], suf[v]], axis=1)))
-        return _merge_packed(blocks, len(nodes))
+            groups.append((rows, np.concatenate([pre[u], mid[u * w[b] + v], suf[v]], axis=1)))
+        parts = []
+        for rows, packed in groups:
+            r, i, c = pk.merge_rows(packed)
+            parts.append((rows[r], i, c))
+        terms = _concat(parts)
+        if len(groups) > 1 and not all(g[0][-1] < h[0][0] for g, h in zip(groups, groups[1:])):
+            order = np.argsort(terms[0], kind="stable")  # groups interleave: back to row order
+            terms = tuple(t[order] for t in terms)
+        return terms
 
     def _dense(self, key, make) -> np.ndarray:
         table = self._packed_tables.get(key)
         if table is None:
-            table = self._packed_tables[key] = _packed(make())
+            table = self._packed_tables[key] = self.packing.dense(make())
         return table
 
 
-# Terms packed into one int64 each, basis index above a small coefficient, so that a plain sort
-# of each row (fast) both groups equal basis indices and keeps their coefficients.
-PACK_BITS = 16
-PACK_OFFSET = 1 << (PACK_BITS - 1)
-_EMPTY_SLOT = np.iinfo(np.int64).max
+class Packing:
+    """Terms packed into one integer each, basis index above a small offset coefficient, so that
+    a plain sort of each row (fast) both groups equal basis indices and keeps their coefficients.
+    Narrow (int32, |coef| < 256) when the basis indices allow it: half the memory traffic."""
 
+    def __init__(self, bits: int, dtype):
+        self.bits, self.dtype = bits, np.dtype(dtype)
+        self.offset = 1 << (bits - 1)
+        self.empty = np.iinfo(self.dtype).max  # above every packed term: empty slots sort last
 
-def _packed(table: Table) -> np.ndarray:
-    """A CSR table as a dense (keys x longest row) array of packed terms, empty slots at the end
-    holding a value above every packed term."""
-    ptr, idx, coef = table
-    n = len(ptr) - 1
-    counts = np.diff(ptr)
-    width = int(counts.max()) if n else 0
-    if len(coef) and int(np.abs(coef).max()) >= PACK_OFFSET:
-        raise OverflowError(f"a certificate coefficient {int(np.abs(coef).max())} does not fit the packed form")
-    out = np.full((n, width), _EMPTY_SLOT, dtype=np.int64)
-    pos = np.arange(len(idx), dtype=np.int64) - np.repeat(ptr[:-1], counts)
-    out[np.repeat(np.arange(n, dtype=np.int64), counts), pos] = (idx << PACK_BITS) | (coef + PACK_OFFSET)
-    return out
+    @classmethod
+    def for_size(cls, size: int) -> "Packing":
+        return cls(9, np.int32) if size < (1 << 22) - 1 else cls.wide()
 
+    @classmethod
+    def wide(cls) -> "Packing":
+        return cls(16, np.int64)
 
-def _merge_packed(blocks: list[tuple[np.ndarray, np.ndarray]], n: int) -> Terms:
-    """Sum each row's packed terms (rows given per block, together 0..n-1): every row is sorted
-    on its own, so equal basis indices sit side by side (at most three: one per piece) and the
-    output comes out sorted by row, then basis index, without a global sort."""
-    width = max((m.shape[1] for _, m in blocks), default=0)
-    if width == 0:
-        return _empty()
-    packed = np.full((n, width), _EMPTY_SLOT, dtype=np.int64)
-    for rows, m in blocks:
-        lo = int(rows[0])
-        if int(rows[-1]) - lo + 1 == len(rows):  # a contiguous run of rows (the usual case)
-            packed[lo : lo + len(rows), : m.shape[1]] = m
-        else:
-            packed[rows, : m.shape[1]] = m
-    packed.sort(axis=1)
-    valid = packed != _EMPTY_SLOT
-    idx = packed >> PACK_BITS
-    coef = (packed & ((1 << PACK_BITS) - 1)) - PACK_OFFSET
-    same = idx[:, 1:] == idx[:, :-1]  # continues the run to its left
-    total = coef.copy()
-    total[:, :-1] += np.where(same, coef[:, 1:], 0)
-    if width > 2:
-        total[:, :-2] += np.where(same[:, :-1] & same[:, 1:], coef[:, 2:], 0)
-    head = valid
-    head[:, 1:] &= ~same
-    head &= total != 0
-    rows, _ = np.nonzero(head)
-    return rows, idx[head], total[head]
+    def dense(self, table: Table) -> np.ndarray:
+        """A CSR table as a dense (keys x longest row) array of packed terms, empty slots last."""
+        ptr, idx, coef = table
+        n = len(ptr) - 1
+        counts = np.diff(ptr)
+        width = int(counts.max()) if n else 0
+        if len(coef) and int(np.abs(coef).max()) >= self.offset:
+            raise OverflowError(f"a certificate coefficient {int(np.abs(coef).max())} does not fit {self.bits} bits")
+        out = np.full((n, width), self.empty, dtype=self.dtype)
+        pos = np.arange(len(idx), dtype=np.int64) - np.repeat(ptr[:-1], counts)
+        out[np.repeat(np.arange(n, dtype=np.int64), counts), pos] = (idx << self.bits) | (coef + self.offset)
+        return out
+
+    def merge_rows(self, packed: np.ndarray) -> Terms:
+        """Sum each row's packed terms: every row is sorted on its own, so equal basis indices sit
+        side by side (at most three: one per piece); out come (row, basis index, coef) sorted by
+        row, then basis index, zero sums dropped."""
+        n, width = packed.shape
+        if width == 0:
+            return _empty()
+        packed = np.sort(packed, axis=1)
+        valid = packed != self.empty
+        idx = packed >> self.bits
+        coef = (packed & ((1 << self.bits) - 1)).astype(np.int64) - self.offset
+        same = idx[:, 1:] == idx[:, :-1]  # continues the run to its left
+        total = coef.copy()
+        total[:, :-1] += np.where(same, coef[:, 1:], 0)
+        if width > 2:
+            total[:, :-2] += np.where(same[:, :-1] & same[:, 1:], coef[:, 2:], 0)
+        head = valid
+        head[:, 1:] &= ~same
+        head &= total != 0
+        rows, _ = np.nonzero(head)
+        return rows, idx[head].astype(np.int64), total[head]
