@@ -265,6 +265,17 @@ class PeelResult:
         return len(self.order)
 
 
+def _grouped_by_value(values: np.ndarray) -> np.ndarray:
+    """Positions of ``values`` (non-negative) grouped by value, ascending within a group: one
+    plain sort of (value, position) packed into int64 when both fit 31 bits (a plain sort is
+    several times faster than an argsort), else a stable argsort."""
+    n = len(values)
+    if n < 2**31 and (n == 0 or int(values.max()) < 2**31):
+        packed = np.sort((values.astype(np.int64) << 31) | np.arange(n, dtype=np.int64))
+        return packed & (2**31 - 1)
+    return np.argsort(values, kind="stable")
+
+
 def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
     """Peel paths given in CSR form (see :func:`flatten_blocks`); O(total entries) overall.
 
@@ -278,7 +289,7 @@ def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
         raise ValueError(f"weight ids must lie in 0..{m - 1}")
     counts = np.bincount(wids, minlength=m).astype(np.int64)
     path_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
-    by_weight = np.argsort(wids, kind="stable")  # entries grouped by weight id
+    by_weight = _grouped_by_value(wids)  # entries grouped by weight id
     wptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(counts, out=wptr[1:])
     alive = np.ones(n, dtype=bool)
@@ -297,9 +308,15 @@ def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
         order_parts.append(paths)
         priv_parts.append(ws[first])
         alive[paths] = False
-        touched, dec = np.unique(wids[_gather(ptr, paths)], return_counts=True)
-        counts[touched] -= dec
-        cand = touched[counts[touched] == 1]
+        gone = wids[_gather(ptr, paths)]
+        if len(gone) > m // 8:  # a big round: count densely (no sort)
+            dec = np.bincount(gone, minlength=m)
+            counts -= dec
+            cand = np.flatnonzero((dec > 0) & (counts == 1))
+        else:
+            touched, dec = np.unique(gone, return_counts=True)
+            counts[touched] -= dec
+            cand = touched[counts[touched] == 1]
 
     empty = np.zeros(0, dtype=np.int64)
     return PeelResult(
