@@ -14,11 +14,19 @@ so the recursion ends; paths of p_0 telescope over B_0:
     p = sum over edges e of p of S_0(e) - sum over hidden neurons z of p of T_0(z).
 
 Every call handles all paths that share one layer sequence at once (unique rows first).
+
+``solve`` does not walk this recursion for the discards: ``split_certificates`` assembles them
+from tables. This module provides what both need: p_0's tables (``mlp_tables``), the owner
+tables Y of blocks with one new hop (ears, and local blocks with one new hop, which keep all
+their X_r(f)), and for the hops of blocks with several new hops the spliced paths' certificates
+in factored form (``SplicedTable``, from the witness peel, checked by vector addition). The
+recursion remains for paths that are not rows of a B_r.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +37,9 @@ from ..verify import CertificateMismatchError
 from ..verify.rank import _gather, flatten_blocks
 from .step1_substructures import Step1Result
 from .step3_complete import Chains, CompleteStep3, _owner_rows
+
+if TYPE_CHECKING:
+    from .witness_certificates import WitnessCertificates
 
 __all__ = ["Checker", "LocalCertificates", "SplicedTable", "combine", "check_certificates", "check_vector_certificates", "mlp_tables", "take_rows"]
 

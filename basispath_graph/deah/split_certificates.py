@@ -228,7 +228,6 @@ class SplitCertificates:
         nodes = np.asarray(nodes, dtype=np.int64)
         if len(nodes) == 0:
             return _empty()
-        w = self.network.widths
         if block_rows is None:
             at = self.split(layers, nodes)
         else:
