@@ -242,19 +242,25 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
             buckets.setdefault(kk, []).append((tt[s], cc[s], vv[s]))
         s = core_col[cc]
         core_left.append((tt[s], cc[s], vv[s]))
+    # D^-1 as CSR over the core pivots (position j of core pivot q: core_at[q]).
+    core_at = np.full(width, -1, dtype=np.int64)
+    core_at[core_pivots] = np.arange(len(core_pivots))
+    d_ptr = np.zeros(len(core_pivots) + 1, dtype=np.int64)
+    np.cumsum([len(core_inverse[q]) for q in core_pivots], out=d_ptr[1:])
+    d_row = np.array([r for q in core_pivots for r in core_inverse[q]], dtype=np.int64)
+    d_coef = np.array([x for q in core_pivots for x in core_inverse[q].values()], dtype=np.int64)
     # c_core = (what is left on the core pivots) . D^-1 for the peel pivots' targets ...
     if core_pivots and core_left:
         t, col, val = _merge(*(np.concatenate([p[j] for p in core_left]) for j in range(3)), width)
-        for ti, ci, vi in zip(t.tolist(), col.tolist(), val.tolist()):
-            for row, x in core_inverse[ci].items():
-                out_t.append(np.array([ti])), out_row.append(np.array([row])), out_coef.append(np.array([vi * x % P]))
+        j = core_at[col]
+        take = _gather(d_ptr, j)
+        reps = d_ptr[j + 1] - d_ptr[j]
+        out_t.append(np.repeat(t, reps)), out_row.append(d_row[take]), out_coef.append(np.repeat(val, reps) * d_coef[take] % P)
     # ... and the core pivots' own targets: rows of D^-1.
     n_peel = len(peel_pivots)
     all_pivots = np.concatenate([peel_pivots, np.array(core_pivots, dtype=np.int64)])
-    for j, q in enumerate(core_pivots):
-        rows_q = np.array(list(core_inverse[q]), dtype=np.int64)
-        out_t.append(np.full(len(rows_q), n_peel + j, dtype=np.int64))
-        out_row.append(rows_q), out_coef.append(np.array(list(core_inverse[q].values()), dtype=np.int64))
+    out_t.append(n_peel + np.repeat(np.arange(len(core_pivots), dtype=np.int64), np.diff(d_ptr)))
+    out_row.append(d_row), out_coef.append(d_coef)
     if len(all_pivots) != n:
         raise WitnessPeelError(f"{n} kept witness vectors but {len(all_pivots)} pivot coordinates")
     t, row, coef = _merge(np.concatenate(out_t), np.concatenate(out_row), np.concatenate(out_coef), n)
