@@ -66,6 +66,18 @@ def _negated(table: Table) -> Table:
     return ptr, idx, -coef
 
 
+def _shared_terms(terms: Terms, n: int) -> tuple[Terms, Terms]:
+    """Split merged terms of rows 0..n-1 into (the terms not in every row, the terms every row has
+    with the same coefficient, once, as row 0)."""
+    rows, idx, coef = terms
+    if n < 2 or len(rows) == 0:
+        return terms, _empty()
+    pair, inverse, count = np.unique(np.stack([idx, coef]), axis=1, return_inverse=True, return_counts=True)
+    everywhere = (count == n)[inverse.ravel()]
+    first = everywhere & (rows == rows[everywhere][0] if everywhere.any() else everywhere)
+    return (rows[~everywhere], idx[~everywhere], coef[~everywhere]), (np.zeros(int(first.sum()), dtype=np.int64), idx[first], coef[first])
+
+
 class SplitCertificates:
     """Certificates of rows of the B_r, over the kept set that ``local`` numbers."""
 
@@ -155,9 +167,11 @@ class SplitCertificates:
         cache[route] = table
         return table
 
-    def _hop_pieces(self, route_pre: tuple[int, ...], route_suf: tuple[int, ...]) -> tuple[Table, Table, Table]:
+    def _hop_pieces(self, route_pre: tuple[int, ...], route_suf: tuple[int, ...]) -> tuple[Table, Table, Table, Table]:
         """For rows split on hop (a, b) between r's routes ``route_pre`` (ending at a) and
-        ``route_suf`` (starting at b): [Pre_r + A] per u, Mid per weight, [Suf_r + B] per v."""
+        ``route_suf`` (starting at b): [Pre_r + A] per u, Mid per weight, [Suf_r + B] per v, with
+        the terms every u (every v) shares moved into one constant row (table of one key), merged
+        once here instead of in every row: most of them cancel."""
         key = (route_pre, route_suf)
         pieces = self._pieces.get(key)
         if pieces is None:
@@ -167,10 +181,11 @@ class SplitCertificates:
             u, v = np.arange(w[a], dtype=np.int64), np.arange(w[b], dtype=np.int64)
             pre = [take_rows(self._bracket(route_pre, "pre"), u, u)] + ([take_rows(A, u, u)] if A is not None else [])
             suf = [take_rows(self._bracket(route_suf, "suf"), v, v)] + ([take_rows(B, v, v)] if B is not None else [])
+            pre_rest, pre_shared = _shared_terms(combine(_concat(pre), w[a], size), w[a])
+            suf_rest, suf_shared = _shared_terms(combine(_concat(suf), w[b], size), w[b])
+            shared = combine(_concat([pre_shared, suf_shared]), 1, size)
             pieces = self._pieces[key] = (
-                _as_table(combine(_concat(pre), w[a], size), w[a]),
-                mid,
-                _as_table(combine(_concat(suf), w[b], size), w[b]),
+                _as_table(pre_rest, w[a]), mid, _as_table(suf_rest, w[b]), _as_table(shared, 1),
             )
         return pieces
 
@@ -254,7 +269,9 @@ class SplitCertificates:
             pre = self._dense(("pre", key), lambda: self._hop_pieces(*key)[0])
             mid = self._dense(("mid", (a, b)), lambda: self._hop_pieces(*key)[1])
             suf = self._dense(("suf", key), lambda: self._hop_pieces(*key)[2])
-            groups.append((rows, np.concatenate([pre[u], mid[u * w[b] + v], suf[v]], axis=1)))
+            shared = self._dense(("shared", key), lambda: self._hop_pieces(*key)[3])
+            pieces = [pre[u], mid[u * w[b] + v], suf[v], np.broadcast_to(shared, (len(rows), shared.shape[1]))]
+            groups.append((rows, np.concatenate(pieces, axis=1)))
         parts = []
         for rows, packed in groups:
             r, i, c = pk.merge_rows(packed)
@@ -305,7 +322,7 @@ class Packing:
 
     def merge_rows(self, packed: np.ndarray) -> Terms:
         """Sum each row's packed terms: every row is sorted on its own, so equal basis indices sit
-        side by side (at most three: one per piece); out come (row, basis index, coef) sorted by
+        side by side (at most four: one per piece); out come (row, basis index, coef) sorted by
         row, then basis index, zero sums dropped."""
         n, width = packed.shape
         if width == 0:
@@ -316,9 +333,10 @@ class Packing:
         coef = (packed & ((1 << self.bits) - 1)).astype(np.int64) - self.offset
         same = idx[:, 1:] == idx[:, :-1]  # continues the run to its left
         total = coef.copy()
-        total[:, :-1] += np.where(same, coef[:, 1:], 0)
-        if width > 2:
-            total[:, :-2] += np.where(same[:, :-1] & same[:, 1:], coef[:, 2:], 0)
+        run = np.ones_like(same)
+        for k in range(1, min(width, 4)):  # runs of up to four: one term per piece
+            run = run[:, : width - k] & same[:, k - 1 :]
+            total[:, :-k] += np.where(run, coef[:, k:], 0)
         head = valid
         head[:, 1:] &= ~same
         head &= total != 0
