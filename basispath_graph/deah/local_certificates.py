@@ -41,7 +41,7 @@ from .step3_complete import Chains, CompleteStep3, _owner_rows
 if TYPE_CHECKING:
     from .witness_certificates import WitnessCertificates
 
-__all__ = ["Checker", "LocalCertificates", "SplicedTable", "combine", "check_certificates", "check_vector_certificates", "mlp_tables", "take_rows"]
+__all__ = ["Checker", "LocalCertificates", "SplicedTable", "as_table", "combine", "check_certificates", "check_vector_certificates", "mlp_tables", "take_rows"]
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, basis index, coefficient)
 
@@ -115,8 +115,9 @@ def _owner_table(network: Network, block: PathBlock, step3: CompleteStep3, idx: 
     return None if (Y < 0).any() else Y
 
 
-def _csr(terms: Terms, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rows, idx, coef = terms  # sorted by row (``combine`` output)
+def as_table(terms: Terms, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Terms sorted by row (``combine`` output) of rows 0..n-1 as a CSR table (ptr, idx, coef)."""
+    rows, idx, coef = terms
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
     return ptr, idx, coef
@@ -142,10 +143,10 @@ class SplicedTable:
         ``rect``: of the rectangles of the weights ``f`` (rows in that order; u, v > 0)."""
         rows, idx, coef = cross
         first = rows < wa
-        row = _csr((rows[first], idx[first], coef[first]), wa)
-        col = _csr((rows[~first] - wa, idx[~first], coef[~first]), wb)
+        row = as_table((rows[first], idx[first], coef[first]), wa)
+        col = as_table((rows[~first] - wa, idx[~first], coef[~first]), wb)
         r, i, c = rect
-        full = _csr((f[r], i, c), wa * wb)
+        full = as_table((f[r], i, c), wa * wb)
         o = rows == 0
         return cls(wb, full, row, col, (idx[o], coef[o]))
 
@@ -166,7 +167,7 @@ class Checker:
     def paths(self, layers, nodes, terms: Terms) -> None:
         check_certificates(self.network, self.flat_basis, [PathBlock(tuple(layers), nodes)], terms)
 
-    def vectors(self, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, n: int, terms: Terms) -> None:
+    def vectors(self, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, terms: Terms) -> None:
         check_vector_certificates(self.network, self.flat_basis, rows, wids, vals, terms)
 
 
@@ -266,7 +267,7 @@ class LocalCertificates:
         vals = np.concatenate([np.ones(len(f)), -np.ones(len(f)), -np.ones(len(f)), np.ones(len(f))]).astype(np.int64)
         rect = witness.expand_vectors(rows, wids, vals, len(f), owner)
         if self.checker is not None:
-            self.checker.vectors(rows, wids, vals, len(f), rect)
+            self.checker.vectors(rows, wids, vals, rect)
         return SplicedTable.build(w[a], w[b], cross, f, rect)
 
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:

@@ -42,19 +42,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Network, PathBlock
-from .local_certificates import LocalCertificates, Terms, _concat, _empty, check_certificates, combine, take_rows
+from .local_certificates import LocalCertificates, Terms, _concat, _empty, as_table, check_certificates, combine, take_rows
 from .step3_complete import Chains
 
 __all__ = ["SplitCertificates"]
 
 Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR over keys: (ptr, basis index, coef)
-
-
-def _as_table(terms: Terms, n: int) -> Table:
-    rows, idx, coef = terms  # ``combine`` output: sorted by row
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
-    return ptr, idx, coef
 
 
 def _zero_table(n: int) -> Table:
@@ -126,7 +119,7 @@ class SplitCertificates:
                 oi, oc = z.origin
                 row = take_rows(z.row, u, u)
                 origin = (np.repeat(u, len(oi)), np.tile(oi, len(u)), np.tile(-oc, len(u)))
-                factors = (_as_table(combine(_concat([row, origin]), w[a], lc.size), w[a]), z.rect, z.col)
+                factors = (as_table(combine(_concat([row, origin]), w[a], lc.size), w[a]), z.rect, z.col)
         self._hops[(a, b)] = factors
         return factors
 
@@ -163,7 +156,7 @@ class SplitCertificates:
                 d = self.chains.direct(layer, c)
                 parts = [take_rows(self._bracket(route[1:], "suf"), d, z)] + self._spliced_terms(layer, c, z, d, z)
             parts.append(self._t0(layer, z, z))
-            table = _as_table(combine(_concat(parts), n, self.local.size), n)
+            table = as_table(combine(_concat(parts), n, self.local.size), n)
         cache[route] = table
         return table
 
@@ -185,7 +178,7 @@ class SplitCertificates:
             suf_rest, suf_shared = _shared_terms(combine(_concat(suf), w[b], size), w[b])
             shared = combine(_concat([pre_shared, suf_shared]), 1, size)
             pieces = self._pieces[key] = (
-                _as_table(pre_rest, w[a]), mid, _as_table(suf_rest, w[b]), _as_table(shared, 1),
+                as_table(pre_rest, w[a]), mid, as_table(suf_rest, w[b]), as_table(shared, 1),
             )
         return pieces
 
@@ -261,7 +254,7 @@ class SplitCertificates:
             rows = np.flatnonzero(at == j)
             if j < 0:  # not a Subroutine row: the recursion, checked in full
                 r, i, c = self._checked(layers, nodes[rows])
-                groups.append((rows, pk.dense(_as_table((r, i, c), len(rows)))))
+                groups.append((rows, pk.dense(as_table((r, i, c), len(rows)))))
                 continue
             a, b = layers[j], layers[j + 1]
             u, v = nodes[rows, j], nodes[rows, j + 1]
