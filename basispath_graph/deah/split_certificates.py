@@ -65,9 +65,10 @@ def _shared_terms(terms: Terms, n: int) -> tuple[Terms, Terms]:
     rows, idx, coef = terms
     if n < 2 or len(rows) == 0:
         return terms, _empty()
-    pair, inverse, count = np.unique(np.stack([idx, coef]), axis=1, return_inverse=True, return_counts=True)
+    # Rows hold distinct basis indices, so a (basis index, coef) pair seen n times is in every row.
+    _, inverse, count = np.unique(np.stack([idx, coef]), axis=1, return_inverse=True, return_counts=True)
     everywhere = (count == n)[inverse.ravel()]
-    first = everywhere & (rows == rows[everywhere][0] if everywhere.any() else everywhere)
+    first = everywhere & (rows == 0)
     return (rows[~everywhere], idx[~everywhere], coef[~everywhere]), (np.zeros(int(first.sum()), dtype=np.int64), idx[first], coef[first])
 
 
