@@ -132,29 +132,33 @@ def take_rows(table: tuple[np.ndarray, np.ndarray, np.ndarray], keys: np.ndarray
 
 class SplicedTable:
     """Certificates of the spliced paths Z(u, v) of one hop in factored form:
-    Z(u, v) = R(u, v) + Z(u, 0) + Z(0, v) - Z(0, 0), R the rectangles' certificates."""
+    Z(u, v) = R(u, v) + A(u) + B(v), with R the rectangles' certificates,
+    A(u) = Z(u, 0) - Z(0, 0) and B(v) = Z(0, v); each a CSR table (``as_table``)."""
 
-    def __init__(self, wb: int, rect, row, col, origin: Terms):
-        self.wb, self.rect, self.row, self.col, self.origin = wb, rect, row, col, origin
+    def __init__(self, wb: int, rect, a, b):
+        self.wb, self.rect, self.a, self.b = wb, rect, a, b
 
     @classmethod
-    def build(cls, wa: int, wb: int, cross: Terms, f: np.ndarray, rect: Terms) -> "SplicedTable":
+    def build(cls, wa: int, wb: int, cross: Terms, f: np.ndarray, rect: Terms, size: int) -> "SplicedTable":
         """``cross``: certificates of Z(u, 0) (rows 0..wa-1) then Z(0, v) (rows wa..wa+wb-1);
-        ``rect``: of the rectangles of the weights ``f`` (rows in that order; u, v > 0)."""
+        ``rect``: of the rectangles of the weights ``f`` (rows in that order; u, v > 0);
+        ``size``: the number of kept paths (basis indices)."""
         rows, idx, coef = cross
         first = rows < wa
-        row = as_table((rows[first], idx[first], coef[first]), wa)
-        col = as_table((rows[~first] - wa, idx[~first], coef[~first]), wb)
+        o = rows == 0  # Z(0, 0), subtracted from every Z(u, 0)
+        u = np.arange(wa, dtype=np.int64)
+        a_terms = (
+            np.concatenate([rows[first], np.repeat(u, int(o.sum()))]),
+            np.concatenate([idx[first], np.tile(idx[o], wa)]),
+            np.concatenate([coef[first], np.tile(-coef[o], wa)]),
+        )
+        a = as_table(combine(a_terms, wa, size), wa)
+        b = as_table((rows[~first] - wa, idx[~first], coef[~first]), wb)
         r, i, c = rect
-        full = as_table((f[r], i, c), wa * wb)
-        o = rows == 0
-        return cls(wb, full, row, col, (idx[o], coef[o]))
+        return cls(wb, as_table((f[r], i, c), wa * wb), a, b)
 
     def terms(self, u: np.ndarray, v: np.ndarray, rows: np.ndarray) -> list[Terms]:
-        parts = [take_rows(self.rect, u * self.wb + v, rows), take_rows(self.row, u, rows), take_rows(self.col, v, rows)]
-        i, c = self.origin
-        parts.append((np.repeat(rows, len(i)), np.tile(i, len(rows)), np.tile(-c, len(rows))))
-        return parts
+        return [take_rows(self.rect, u * self.wb + v, rows), take_rows(self.a, u, rows), take_rows(self.b, v, rows)]
 
 
 class Checker:
@@ -268,7 +272,7 @@ class LocalCertificates:
         rect = witness.expand_vectors(rows, wids, vals, len(f), owner)
         if self.checker is not None:
             self.checker.vectors(rows, wids, vals, rect)
-        return SplicedTable.build(w[a], w[b], cross, f, rect)
+        return SplicedTable.build(w[a], w[b], cross, f, rect, self.size)
 
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
         """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's

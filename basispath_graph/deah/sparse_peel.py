@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..verify.rank import _gather
+from ..verify.rank import _gather, grouped_by_value
 
 __all__ = ["group_by", "peel_rounds"]
 
 
 def group_by(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(ptr, order): positions of ``keys`` (values 0..n-1) grouped by key, stable."""
-    order = np.argsort(keys, kind="stable")
+    order = grouped_by_value(keys)
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
     return ptr, order

@@ -116,11 +116,7 @@ class SplitCertificates:
                 factors = (_negated(self._bracket(h["pre"], "pre")), mid, _negated(self._bracket(h["suf"], "suf")))
             else:  # the witness peel's factored table
                 z = h["Zf"]
-                u = np.arange(w[a], dtype=np.int64)
-                oi, oc = z.origin
-                row = take_rows(z.row, u, u)
-                origin = (np.repeat(u, len(oi)), np.tile(oi, len(u)), np.tile(-oc, len(u)))
-                factors = (as_table(combine(_concat([row, origin]), w[a], lc.size), w[a]), z.rect, z.col)
+                factors = (z.a, z.rect, z.b)
         self._hops[(a, b)] = factors
         return factors
 

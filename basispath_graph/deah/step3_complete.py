@@ -216,7 +216,7 @@ class _Witness:
 
     def entries(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The witness vectors of ``rows`` as entries (position in rows, coordinate, value) and
-        the number of coordinates (same numbering as ``vectors``)."""
+        the number of coordinates (new weights by weight id, then phi_z per paid debt, then alpha)."""
         n = len(rows)
         wids = self.network.weight_ids(self.block.take(rows))[:, self.new_cols]
         at = np.arange(n, dtype=np.int64)
@@ -227,24 +227,6 @@ class _Witness:
             offset += self.network.widths[debt.layer]
         parts.append((at, np.full(n, offset, dtype=np.int64), np.ones(n, dtype=np.int64)))
         return (*(np.concatenate([p[k] for p in parts]) for k in range(3)), offset + 1)
-
-    def vectors(self, rows: np.ndarray) -> list[dict[int, int]]:
-        """Sparse witness vectors {coordinate: value} of the given rows."""
-        wids = self.network.weight_ids(self.block.take(rows))[:, self.new_cols].tolist()
-        cols = []
-        offset = self.base
-        for debt, col, sign in self.debts:
-            cols.append((offset, self.block.nodes[rows, col].tolist(), sign))
-            offset += self.network.widths[debt.layer]
-        alpha = offset
-        out = []
-        for k, w in enumerate(wids):
-            v = dict.fromkeys(w, 1)
-            for start, zs, sign in cols:
-                v[start + zs[k]] = sign
-            v[alpha] = 1
-            out.append(v)
-        return out
 
 
 def _eliminate(tested: np.ndarray, vectors: list[dict[int, int]], n: int) -> np.ndarray:

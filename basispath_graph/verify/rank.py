@@ -265,7 +265,7 @@ class PeelResult:
         return len(self.order)
 
 
-def _grouped_by_value(values: np.ndarray) -> np.ndarray:
+def grouped_by_value(values: np.ndarray) -> np.ndarray:
     """Positions of ``values`` (non-negative) grouped by value, ascending within a group: one
     plain sort of (value, position) packed into int64 when both fit 31 bits (a plain sort is
     several times faster than an argsort), else a stable argsort."""
@@ -289,7 +289,7 @@ def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
         raise ValueError(f"weight ids must lie in 0..{m - 1}")
     counts = np.bincount(wids, minlength=m).astype(np.int64)
     path_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
-    by_weight = _grouped_by_value(wids)  # entries grouped by weight id
+    by_weight = grouped_by_value(wids)  # entries grouped by weight id
     wptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(counts, out=wptr[1:])
     alive = np.ones(n, dtype=bool)
