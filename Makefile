@@ -38,7 +38,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	fi
 	touch $@
 
-test: $(TEST_STAMP) $(CYPHER_LINT_STAMP)
+test: $(TEST_STAMP) $(CYPHER_LINT_STAMP) neo4j-deps
 	$(BIN)/python -m pytest
 
 demo: install
@@ -76,3 +76,18 @@ bench: $(INSTALL_STAMP)
 FIDELITY_N ?= 10000
 fidelity: $(INSTALL_STAMP)
 	$(BIN)/python bench/fidelity.py $(FIDELITY_N) --jobs 2 --out bench/fidelity.md
+
+# A local Neo4j Community 5.26 without Docker (tools/neo4j_local.py): jars from Maven Central into
+# the ignored .neo4j/lib (GPLv3, never committed), our launcher compiled beside them. `make neo4j`
+# starts a server in the background (or reuses the running one) and writes .neo4j/env; then
+# `. .neo4j/env` and `--store "$$NEO4J_URI"`. `make neo4j-stop` stops it; the data stays.
+.PHONY: neo4j neo4j-stop neo4j-deps
+
+neo4j-deps:
+	@$(PYTHON) tools/neo4j_local.py install --if-possible
+
+neo4j:
+	@$(PYTHON) tools/neo4j_local.py start
+
+neo4j-stop:
+	@$(PYTHON) tools/neo4j_local.py stop

@@ -1,8 +1,7 @@
-"""Neo4j 5 backend end to end, in a throwaway container (testcontainers).
+"""Neo4j 5 backend end to end, on the session's real server (tests/neo4j_support.py).
 
-Runs wherever a Docker engine answers; skips with the reason elsewhere (these development
-machines have none). The parts of the Neo4j backend that need no server (unreachable server,
-missing credentials, dialect lint) are tested in test_store.py and test_cypher_lint.py.
+The parts of the Neo4j backend that need no server (missing credentials, dialect lint) are
+tested in test_store.py and test_cypher_lint.py.
 """
 
 from __future__ import annotations
@@ -13,20 +12,13 @@ from pathlib import Path
 import pytest
 
 from .cli_runner import cli as run_cli
-from .docker_support import needs_docker
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-pytestmark = needs_docker
-
-
-@pytest.fixture(scope="module")
-def neo4j_uri():
-    from testcontainers.neo4j import Neo4jContainer
-
-    with Neo4jContainer("neo4j:5-community", password="basispath-test") as container:
-        yield container.get_connection_url(), "neo4j", "basispath-test"
+@pytest.fixture
+def neo4j_uri(empty_neo4j):
+    return empty_neo4j.uri, empty_neo4j.user, empty_neo4j.password
 
 
 def cli(uri, user, password, *args, check=0):

@@ -1,0 +1,113 @@
+"""Where the tests get a real Neo4j 5 server, once per test session.
+
+In this order:
+1. ``NEO4J_URI`` (with ``NEO4J_USER`` / ``NEO4J_PASSWORD``) when set: an existing server. The
+   tests delete every node between tests, so they only use a database that is empty when the
+   session starts; a database holding data is refused, never wiped.
+2. A throwaway local server (``tools/neo4j_local.py``: Neo4j Community 5.26 jars from Maven
+   Central and our launcher) in a temporary folder, on a free port, with a generated password.
+   It needs java, javac and mvn; the jars are shared with ``make neo4j`` (``.neo4j/lib``).
+3. A testcontainers container, where a Docker engine answers.
+
+If none works the Neo4j tests skip with the reason, unless ``BASISPATH_REQUIRE_NEO4J=1``
+(``.ci/run`` sets it): then they fail, so CI never passes without having talked to Neo4j.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIRE_ENV = "BASISPATH_REQUIRE_NEO4J"
+
+
+def _load_neo4j_local():
+    spec = importlib.util.spec_from_file_location("neo4j_local", ROOT / "tools" / "neo4j_local.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("neo4j_local", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+neo4j_local = _load_neo4j_local()
+
+
+@dataclass(frozen=True)
+class Neo4jServer:
+    uri: str
+    user: str
+    password: str
+    how: str  # "NEO4J_URI", "local" or "testcontainers"
+    home: Path | None = None  # the local server's folder (its log, its pid), when we started it
+
+    def env(self) -> dict[str, str]:
+        """The variables a CLI subprocess needs to reach this server."""
+        return {"NEO4J_USER": self.user, "NEO4J_PASSWORD": self.password}
+
+    def driver(self):
+        import neo4j
+
+        return neo4j.GraphDatabase.driver(self.uri, auth=(self.user, self.password))
+
+    def node_count(self) -> int:
+        with self.driver() as driver:
+            records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n")
+        return records[0]["n"]
+
+    def wipe(self) -> None:
+        """Delete every node and relationship (Community has one user database: no CREATE DATABASE)."""
+        with self.driver() as driver, driver.session() as session:
+            session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+
+
+def required() -> bool:
+    return os.environ.get(REQUIRE_ENV) == "1"
+
+
+def unavailable(reason: str):
+    """Skip, or fail when the suite must test Neo4j."""
+    if required():
+        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@contextmanager
+def neo4j_server(tmp_root: Path):
+    """The session's server (see the module docstring); stops what it started."""
+    uri = os.environ.get("NEO4J_URI")
+    if uri:
+        server = Neo4jServer(uri, os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""), "NEO4J_URI")
+        try:
+            nodes = server.node_count()
+        except Exception as exc:  # any driver failure: report it, never a traceback per test
+            unavailable(f"cannot use Neo4j at NEO4J_URI={uri}: {type(exc).__name__}")
+        if nodes:
+            unavailable(f"Neo4j at NEO4J_URI={uri} holds {nodes} nodes; the tests wipe their database, so they need an empty one (unset NEO4J_URI to use a throwaway local server)")
+        yield server
+        return
+    reason = None
+    try:
+        local = neo4j_local.start(home=tmp_root, port=None, jars=neo4j_local.default_home(), quiet=True)
+    except neo4j_local.Neo4jLocalError as exc:
+        reason = f"no local Neo4j: {exc}"
+    else:
+        try:
+            yield Neo4jServer(local.uri, local.user, local.password, "local", home=tmp_root)
+        finally:
+            neo4j_local.stop(tmp_root, quiet=True)
+        return
+    from .docker_support import DOCKER_REASON
+
+    if DOCKER_REASON is not None:
+        unavailable(f"{reason}; {DOCKER_REASON}")
+    from testcontainers.neo4j import Neo4jContainer
+
+    with Neo4jContainer("neo4j:5-community", password="basispath-test") as container:
+        yield Neo4jServer(container.get_connection_url(), "neo4j", "basispath-test", "testcontainers")
