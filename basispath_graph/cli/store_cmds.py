@@ -288,6 +288,13 @@ def runs_command(
             for r in rows:
                 if r["status"] == "running":
                     r["status"] = "incomplete"
+        elif any(r["status"] == "running" for r in rows):
+            # Neo4j: a run is still being written while its process is connected to the server
+            # (Neo4jStore.live_pids); a killed writer's connection is gone.
+            live = s.live_pids()
+            for r in rows:
+                if r["status"] == "running" and live is not None and r["pid"] not in live:
+                    r["status"] = "incomplete"
     if as_json:
         print(json.dumps(rows))
         return

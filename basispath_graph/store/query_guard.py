@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .base import WriteRefused
 
-__all__ = ["QueryRefused", "check_read_only", "statements"]
+__all__ = ["QueryRefused", "check_read_only", "statements", "statement_texts"]
 
 
 class QueryRefused(WriteRefused):
@@ -39,6 +39,7 @@ class QueryRefused(WriteRefused):
 class Token:
     kind: str  # "word", "str", "name" (`quoted`), "param", "num", "punct"
     text: str  # upper case for words
+    at: int = -1  # where a ";" is in the query text (statement_texts cuts there)
 
     def is_word(self, *words: str) -> bool:
         return self.kind == "word" and self.text in words
@@ -98,7 +99,7 @@ def _tokens(text: str) -> list[Token]:
             out.append(Token("num", m.group(0)))
             i = m.end()
         else:
-            out.append(Token("punct", c))
+            out.append(Token("punct", c, i))
             i += 1
     return out
 
@@ -116,6 +117,20 @@ def statements(text: str) -> list[list[Token]]:
     if current:
         result.append(current)
     return result
+
+
+def statement_texts(text: str) -> list[str]:
+    """The text of each statement, cut at the ``;`` that are code (not in strings, comments or
+    quoted names); statements with nothing but comments and spaces are dropped. Neo4j takes one
+    statement per query, so its store runs these one by one."""
+    cuts = [tok.at for tok in _tokens(text) if tok.kind == "punct" and tok.text == ";"]
+    pieces, start = [], 0
+    for cut in cuts + [len(text)]:
+        piece = text[start:cut]
+        if _tokens(piece):
+            pieces.append(piece.strip())
+        start = cut + 1
+    return pieces
 
 
 def _keyword(toks: list[Token], i: int) -> bool:

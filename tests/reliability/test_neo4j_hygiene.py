@@ -626,16 +626,19 @@ def test_connection_lost_during_commit_is_not_retried(basispath, fake_driver, no
 
 
 def test_read_access_mode_refusals_map_to_the_write_message(basispath, fake_driver):
-    """What the server answers to a write in a READ transaction (Cypher writes, and writing
-    procedures/schema commands) is the same one line as for the embedded store."""
-    for error in (
-        neo4j_error("Neo.ClientError.Statement.AccessMode", "Writing in read access mode not allowed. Attempted write to internal graph 0 (neo4j)"),
-        neo4j_error("Neo.ClientError.Security.Forbidden", "Write operations are not allowed for user 'neo4j' with roles [PUBLIC, admin] overridden by READ."),
-    ):
-        fake_driver(lambda d, e=error: setattr(d, "always", e))
+    """What Neo4j 5.26 answers to every write in a READ transaction (recorded from the real server
+    in test_query_safety.py) is the same one line as for the embedded store; a missing privilege
+    (Security.Forbidden, which READ mode never causes) keeps its own message."""
+    for message in ("Writing in read access mode not allowed. Attempted write to neo4j",
+                    "Writing in read access mode not allowed. Attempted write to system"):
+        fake_driver(lambda d, e=neo4j_error(neo4j_store.READ_MODE_CODE, message): setattr(d, "always", e))
         r = basispath("query", "--store", "bolt://db.example:7687", "CALL db.createLabel('X')")
         assert_one_line_failure(r, 2)
         assert r.stderr == "error: the query writes to the store; add --write to allow it\n"
+    forbidden = neo4j_error("Neo.ClientError.Security.Forbidden", "Write operations are not allowed for user 'reader' with roles [PUBLIC, reader].")
+    fake_driver(lambda d: setattr(d, "always", forbidden))
+    r = basispath("query", "--store", "bolt://db.example:7687", "CALL db.createLabel('X')")
+    assert_one_line_failure(r, 2, "error: Neo4j: Neo.ClientError.Security.Forbidden: Write operations are not allowed")
     fake_driver()
     r = basispath("query", "--store", "bolt://db.example:7687", "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row")
     assert r.stderr == "error: the query reads files or URLs (LOAD CSV); add --write to allow it\n"
