@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["canonical_dump", "VOLATILE_RUN_PROPERTIES"]
+__all__ = ["canonical_dump", "plain_node", "VOLATILE_RUN_PROPERTIES"]
 
 VOLATILE_RUN_PROPERTIES = ("started", "finished", "pid", "timings")
 
 
-def _split(node: dict) -> tuple[str, dict]:
+def plain_node(node: dict) -> tuple[str, dict]:
     """(label, properties) of a node as either backend returns it."""
     d = dict(node)
     if "_LABEL" in d:  # LadybugDB: {_ID, _LABEL, every column}
@@ -43,11 +43,13 @@ def _rel(rel: dict) -> tuple[str, dict]:
     return kind, {k: v for k, v in d.items() if not k.startswith("_") and v is not None}
 
 
-def _normaliser(run_ids: list[str]):
+def _normaliser(names: dict[str, str]):
+    run_ids = sorted(names, key=len, reverse=True)
+
     def norm(value):
         if isinstance(value, str):
             for rid in run_ids:
-                value = value.replace(rid, "<run>")
+                value = value.replace(rid, names[rid])
             return value
         if isinstance(value, list):
             return [norm(v) for v in value]
@@ -58,11 +60,14 @@ def _normaliser(run_ids: list[str]):
     return norm
 
 
-def canonical_dump(store) -> tuple[list[str], list[str]]:
-    """(nodes, relationships) of the whole graph, normalised and sorted (see module doc)."""
-    nodes = [_split(row["n"]) for row in store.run("dump_nodes")]
-    run_ids = sorted({p["id"] for label, p in nodes if label == "Run"}, key=len, reverse=True)
-    norm = _normaliser(run_ids)
+def canonical_dump(store, names: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(nodes, relationships) of the whole graph, normalised and sorted (see module doc).
+
+    ``names`` maps run ids to what they become in the dump (default: every run id is ``<run>``;
+    give each run its own name when a store holds several runs of one network)."""
+    nodes = [plain_node(row["n"]) for row in store.run("dump_nodes")]
+    run_ids = {p["id"] for label, p in nodes if label == "Run"}
+    norm = _normaliser({rid: (names or {}).get(rid, "<run>") for rid in run_ids})
 
     def clean(label: str, props: dict) -> dict:
         if label == "Run":
@@ -70,7 +75,7 @@ def canonical_dump(store) -> tuple[list[str], list[str]]:
         return norm(props)
 
     def key(node: dict) -> list:
-        label, props = _split(node)
+        label, props = plain_node(node)
         props = clean(label, props)
         return [label, props.get("uid", props.get("key", props.get("id")))]
 
