@@ -12,7 +12,10 @@ and pass those modes, yet touch the machine (measured with ladybug 0.22 and Neo4
   read-only until a writer recovers it;
 - ``INSTALL`` / ``UPDATE`` / ``LOAD EXTENSION`` download or load native code;
 - ``ANALYZE`` recomputes the database's statistics;
-- ``CALL name = value`` changes a database setting.
+- ``CALL name = value`` changes a database setting;
+- ``TERMINATE TRANSACTIONS`` (also after ``SHOW TRANSACTIONS ... YIELD``) and the procedures
+  ``dbms.killConnection(s)`` (Neo4j 5.26 runs them in a READ transaction) end other clients'
+  work, a ``basispath run`` writing to the same server included.
 
 :func:`check_read_only` refuses these with :class:`QueryRefused` before the query reaches the
 database. It reads the query with a small Cypher lexer (comments, strings and quoted names are
@@ -146,6 +149,29 @@ def _keyword(toks: list[Token], i: int) -> bool:
     return True
 
 
+# Neo4j procedures that end other clients' connections or queries (the last four are gone in 5.x;
+# refused all the same, names compared without case).
+_KILLING_PROCEDURES = {
+    name.lower(): name
+    for name in (
+        "dbms.killConnection", "dbms.killConnections",
+        "dbms.killTransaction", "dbms.killTransactions", "dbms.killQuery", "dbms.killQueries",
+    )
+}
+
+
+def _dotted_name(toks: list[Token], i: int) -> str:
+    """The procedure name a.b.c (words or `quoted` parts) starting at toks[i], as written."""
+    parts = []
+    while i < len(toks) and toks[i].kind in ("word", "name"):
+        parts.append(toks[i].text)
+        if i + 1 < len(toks) and toks[i + 1].kind == "punct" and toks[i + 1].text == ".":
+            i += 2
+        else:
+            break
+    return ".".join(parts)
+
+
 def _refusal(toks: list[Token]) -> str | None:
     """Why this statement is refused in read-only mode, or None."""
     while toks and toks[0].is_word("EXPLAIN", "PROFILE"):
@@ -162,6 +188,14 @@ def _refusal(toks: list[Token]) -> str | None:
                 return "reads files or URLs (LOAD CSV)"
             if nxt.is_word("WITH") and i + 2 < len(toks) and toks[i + 2].is_word("HEADERS"):
                 return "reads files (LOAD WITH HEADERS ... FROM)"
+    for i in range(len(toks) - 1):
+        # anywhere: SHOW TRANSACTIONS YIELD ... TERMINATE TRANSACTIONS ... is one command
+        if toks[i].is_word("TERMINATE") and _keyword(toks, i) and toks[i + 1].is_word("TRANSACTION", "TRANSACTIONS"):
+            return "ends other clients' transactions (TERMINATE TRANSACTIONS)"
+        if toks[i].is_word("CALL") and _keyword(toks, i):
+            name = _dotted_name(toks, i + 1)
+            if name.lower() in _KILLING_PROCEDURES:
+                return f"ends other clients' connections (CALL {_KILLING_PROCEDURES[name.lower()]})"
     first = toks[0]
     if first.kind != "word":
         return None

@@ -10,13 +10,19 @@ and URLs) is refused by basispath_graph/store/query_guard.py. Every refusal is e
 one ``error:`` line, and the store is unchanged afterwards: the same counts, the same canonical
 dump of every node and relationship, the same bytes on disk, and no file was read or written.
 
-The Neo4j half runs in a throwaway container (testcontainers) and skips without Docker.
+The Neo4j half runs against the session's real Neo4j 5 server (tests/neo4j_support.py) and records
+what the server answers: every write in a READ transaction fails with the code
+``Neo.ClientError.Statement.AccessMode`` (``neo4j_store.READ_MODE_CODE``), message "Writing in
+read access mode not allowed. Attempted write to neo4j" (``system`` for users and databases).
+What READ mode lets through there: LOAD CSV, and TERMINATE TRANSACTIONS / dbms.killConnection(s),
+which end other clients' work (a run writing to the same server); the tool refuses those.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -24,10 +30,9 @@ import pytest
 
 from basispath_graph.store import open_store
 from basispath_graph.store.base import WriteRefused
-from basispath_graph.store.query_guard import QueryRefused, check_read_only
+from basispath_graph.store.query_guard import QueryRefused, check_read_only, statement_texts
 
 from ..cli_runner import cli, run_in_process, run_many
-from ..docker_support import needs_docker
 from .counts import record
 from .graph_dump import canonical_dump
 
@@ -128,6 +133,16 @@ TOOL_REFUSED = {
     "LOAD extension by name": ("LOAD json", "installs or loads database extensions (LOAD EXTENSION)"),
     "CALL setting": ("CALL threads = 1", "changes a database setting (CALL threads = ...)"),
     "ANALYZE": ("ANALYZE", "updates the database's statistics (ANALYZE)"),
+    "TERMINATE TRANSACTIONS (Neo4j)": ("TERMINATE TRANSACTIONS 'neo4j-transaction-1'", "ends other clients' transactions (TERMINATE TRANSACTIONS)"),
+    "SHOW ... TERMINATE TRANSACTIONS (Neo4j)": (
+        "SHOW TRANSACTIONS YIELD transactionId AS t WHERE t <> '' TERMINATE TRANSACTIONS t",
+        "ends other clients' transactions (TERMINATE TRANSACTIONS)",
+    ),
+    "CALL dbms.killConnection (Neo4j)": ("CALL dbms.killConnection('bolt-1')", "ends other clients' connections (CALL dbms.killConnection)"),
+    "CALL `dbms`.`killConnections` after MATCH (Neo4j)": (
+        "MATCH (r:Run) CALL `dbms`.`killConnections`(['bolt-1']) YIELD message RETURN message",
+        "ends other clients' connections (CALL dbms.killConnections)",
+    ),
 }
 
 # LadybugDB has no REMOVE clause: its parser refuses it (one line, exit 2; nothing runs).
@@ -241,68 +256,153 @@ def test_refusals_come_from_the_store_api_too(stored, host):
         assert s.query("RETURN 1 AS a; RETURN 2 AS b") == (["b"], [[2]])
 
 
-# -- Neo4j (testcontainers; skipped without Docker) -------------------------------------------
-NEO4J_PASSWORD = "query-safety-pw"
-
+# -- Neo4j (the session's real server) ---------------------------------------------------------
 NEO4J_DB_REFUSED = {
     "CREATE": "CREATE (:Run {id: 'intruder'})",
+    "CREATE relationship": "MATCH (r:Run), (n:Network) CREATE (r)-[:`ON`]->(n)",
     "MERGE": "MERGE (:Run {id: 'intruder'})",
+    "MERGE relationship": "MATCH (r:Run), (n:Network) MERGE (r)-[:INTRUDES]->(n)",
     "SET": "MATCH (n:Network) SET n.name = 'renamed'",
-    "DELETE": "MATCH (d:Discard) DETACH DELETE d",
-    "DETACH DELETE": "MATCH (n:Network) DETACH DELETE n",
+    "SET to null": "MATCH (n:Network) SET n.name = NULL",
+    "SET label": "MATCH (n:Network) SET n:Intruder",
+    "SET += map": "MATCH (n:Network) SET n += {name: 'renamed'}",
     "REMOVE": "MATCH (n:Network) REMOVE n.name",
     "REMOVE label": "MATCH (n:Network) REMOVE n:Network",
+    "DELETE": "MATCH (d:Discard) DETACH DELETE d",
+    "DETACH DELETE": "MATCH (n:Network) DETACH DELETE n",
+    "DETACH DELETE all": "MATCH (n) DETACH DELETE n",
+    "UNWIND CREATE": "UNWIND [1, 2] AS x CREATE (:Chain {uid: 'c' + toString(x)})",
+    "FOREACH": "MATCH (n:Network) FOREACH (x IN [1] | SET n.name = 'renamed')",
+    "CALL subquery": "CALL { CREATE (:Run {id: 'intruder'}) } RETURN 1 AS one",
+    "CALL IN TRANSACTIONS": "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS",
+    "PROFILE CREATE": "PROFILE CREATE (:Run {id: 'intruder'})",
     "CREATE INDEX": "CREATE INDEX intruder_idx IF NOT EXISTS FOR (n:Run) ON (n.engine)",
-    "CALL writing procedure": "CALL db.createLabel('Intruder')",
+    "DROP INDEX": "DROP INDEX basis_path_run_text",
+    "CREATE CONSTRAINT": "CREATE CONSTRAINT intruder_c IF NOT EXISTS FOR (n:Run) REQUIRE n.engine IS UNIQUE",
+    "DROP CONSTRAINT": "DROP CONSTRAINT run_id",
+    "CALL writing procedure (label)": "CALL db.createLabel('Intruder')",
     "CALL writing procedure (property key)": "CALL db.createProperty('intruder')",
+    "CALL writing procedure (relationship type)": "CALL db.createRelationshipType('INTRUDES')",
+    "CALL schema procedure (vector index)": "CALL db.index.vector.createNodeIndex('intruder_vec', 'Run', 'v', 3, 'cosine')",
+    "CALL writing procedure (vector property)": "MATCH (n:Network) CALL db.create.setNodeVectorProperty(n, 'v', [1.0, 2.0])",
+    "CREATE USER": "CREATE USER intruder SET PASSWORD 'intruder-pw-123'",
+    "CREATE DATABASE": "CREATE DATABASE intruder",
+    "two statements: read then CREATE": "MATCH (n) RETURN count(n); CREATE (:Run {id: 'intruder'})",
+    "two statements: read then SET": "RETURN 1 AS one; MATCH (n:Network) SET n.name = 'renamed'",
+    "comment hides nothing": "/* harmless */ MATCH (n:Network) // SET\nSET n.name = 'renamed'",
 }
 NEO4J_TOOL_REFUSED = {
-    "LOAD CSV file": "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row",
-    "LOAD CSV URL": "LOAD CSV WITH HEADERS FROM 'http://127.0.0.1:1/x.csv' AS row RETURN row",
-    "LOAD CSV after MATCH": "MATCH (r:Run) WITH r LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
+    "LOAD CSV file": ("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", "reads files or URLs (LOAD CSV)"),
+    "LOAD CSV URL": ("LOAD CSV WITH HEADERS FROM 'http://127.0.0.1:1/x.csv' AS row RETURN row", "reads files or URLs (LOAD CSV)"),
+    "LOAD CSV after MATCH": ("MATCH (r:Run) WITH r LOAD CSV FROM 'file:///x.csv' AS row RETURN row", "reads files or URLs (LOAD CSV)"),
+    **{name: TOOL_REFUSED[name] for name in TOOL_REFUSED if name.endswith("(Neo4j)")},
 }
+NEO4J_ALLOWED = {
+    name: ALLOWED[name]
+    for name in ("keyword inside a string", "variable called load", "alias called copy", "map key called load", "two read statements (rows of the last)")
+}
+READ_MODE_MESSAGE = re.compile(r"Writing in read access mode not allowed\. Attempted write to (neo4j|system)")
 
 
 @pytest.fixture(scope="module")
-def neo4j_stored():
-    from testcontainers.neo4j import Neo4jContainer
-
-    with Neo4jContainer("neo4j:5-community", password=NEO4J_PASSWORD) as container:
-        uri = container.get_connection_url()
-        env = {"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": NEO4J_PASSWORD}
-        out = cli("run", EXAMPLES / "fig1b.json", "--store", uri, "--json", env=env, check=0)
-        yield uri, env, json.loads(out.stdout)["run_id"]
+def neo4j_stored(neo4j_server):
+    """The session's server holding one complete deah run of fig1b (and nothing else)."""
+    neo4j_server.wipe()
+    out = cli("run", EXAMPLES / "fig1b.json", "--store", neo4j_server.uri, "--json", check=0)
+    return neo4j_server.uri, json.loads(out.stdout)["run_id"]
 
 
-def _neo4j_snapshot(uri: str, env: dict) -> tuple:
-    r = cli("query", "--store", uri, "--json", "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS n, count(r) AS r", env=env, check=0)
-    labels = cli("query", "--store", uri, "--json", "CALL db.labels() YIELD label RETURN collect(label) AS l", env=env, check=0)
-    names = cli("query", "--store", uri, "--json", "MATCH (n:Network) RETURN n.name AS name", env=env, check=0)
-    return json.loads(r.stdout), sorted(json.loads(labels.stdout)[0]["l"]), json.loads(names.stdout)
+def _neo4j_snapshot(uri: str) -> dict:
+    """The whole graph (canonical dump), its counts, and the schema and users around it."""
+    with open_store(uri) as s:
+        nodes, rels = canonical_dump(s)
+        catalog = {
+            name: sorted(map(str, (r[0] for r in s.query(q)[1])))
+            for name, q in {
+                "labels": "CALL db.labels() YIELD label RETURN label",
+                "types": "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType",
+                "keys": "CALL db.propertyKeys() YIELD propertyKey RETURN propertyKey",
+                "indexes": "SHOW INDEXES YIELD name RETURN name",
+                "constraints": "SHOW CONSTRAINTS YIELD name RETURN name",
+                "users": "SHOW USERS YIELD user RETURN user",
+                "databases": "SHOW DATABASES YIELD name RETURN name",
+            }.items()
+        }
+    return {"nodes": len(nodes), "relationships": len(rels), "dump": (nodes, rels), **catalog}
 
 
-@needs_docker
-def test_neo4j_read_access_mode_refuses_writes_and_the_tool_refuses_load_csv(neo4j_stored):
-    uri, env, _ = neo4j_stored
-    before = _neo4j_snapshot(uri, env)
-    cases = [(q, "db") for q in NEO4J_DB_REFUSED.values()] + [(q, "tool") for q in NEO4J_TOOL_REFUSED.values()]
-    for query, who in cases:
-        r = cli("query", "--store", uri, query, env=env)
-        assert r.returncode == 2, (query, r)
-        assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, (query, r.stderr)
-        assert NEO4J_PASSWORD not in r.stdout + r.stderr
-        if who == "tool":
-            assert r.stderr.startswith("error: the query reads files or URLs (LOAD CSV)"), r.stderr
-        else:
-            assert r.stderr == DB_REFUSAL, (query, r.stderr)
-    assert _neo4j_snapshot(uri, env) == before
-    record("query clauses refused (Neo4j)", len(cases))
+def test_neo4j_server_refuses_every_write_in_read_access_mode_with_one_code(neo4j_stored):
+    """Straight to the server (the tool's check out of the way): what Neo4j really answers."""
+    from neo4j.exceptions import Neo4jError
+
+    from basispath_graph.store import neo4j_store
+
+    uri, _ = neo4j_stored
+    seen = {}
+    with open_store(uri) as s:
+        assert not s.writable
+        for name, query in NEO4J_DB_REFUSED.items():
+            check_read_only(query)  # the tool does not look at writes
+            pieces = statement_texts(query)
+            with pytest.raises(Neo4jError) as info:
+                s._attempt(pieces, {})  # one READ transaction, no retry, no mapping
+            seen[name] = (info.value.code, " ".join(info.value.message.split()))
+            with pytest.raises(WriteRefused) as mapped:
+                s.query(query)
+            assert not isinstance(mapped.value, QueryRefused), name
+    codes = {code for code, _ in seen.values()}
+    assert codes == {neo4j_store.READ_MODE_CODE}, seen
+    assert all(READ_MODE_MESSAGE.fullmatch(message) for _, message in seen.values()), seen
+    assert {m.rsplit(" ", 1)[1] for _, m in seen.values()} == {"neo4j", "system"}
+    record("query clauses refused (Neo4j, READ access mode)", len(seen))
 
 
-@needs_docker
-def test_neo4j_with_write_a_create_works(neo4j_stored):
-    uri, env, _ = neo4j_stored
-    cli("query", "--store", uri, "--write", "CREATE (:Scratch {id: 'added-with-write'})", env=env, check=0)
-    r = cli("query", "--store", uri, "--json", "MATCH (s:Scratch) RETURN s.id AS id", env=env, check=0)
-    assert json.loads(r.stdout) == [{"id": "added-with-write"}]
-    cli("query", "--store", uri, "--write", "MATCH (s:Scratch) DELETE s", env=env, check=0)
+def test_neo4j_read_access_mode_refusals_through_the_cli_and_the_graph_is_unchanged(neo4j_stored, tmp_path, monkeypatch, capsys):
+    uri, _ = neo4j_stored
+    before = _neo4j_snapshot(uri)
+    cases = [(name, q, DB_REFUSAL) for name, q in NEO4J_DB_REFUSED.items()]
+    cases += [(name, q, tool_refusal(what)) for name, (q, what) in NEO4J_TOOL_REFUSED.items()]
+    results = [run_in_process(["query", "--store", uri, q], tmp_path, monkeypatch, capsys) for _, q, _ in cases]
+    picked = [cases[0], cases[len(NEO4J_DB_REFUSED) - 3], cases[len(NEO4J_DB_REFUSED)]]  # CREATE, hidden write, LOAD CSV
+    cases += picked
+    results += run_many([(["query", "--store", uri, q], None, None) for _, q, _ in picked])
+    for (name, query, expected), r in zip(cases, results):
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", expected), (name, r)
+    assert _neo4j_snapshot(uri) == before
+    record("query clauses refused (Neo4j, through the CLI)", len(cases))
+
+
+def test_neo4j_read_access_mode_would_let_other_clients_work_be_ended(neo4j_stored):
+    """Why the tool refuses TERMINATE TRANSACTIONS and dbms.killConnection(s) on its own: the
+    server runs them in a READ transaction (here aimed at ids that do not exist)."""
+    uri, _ = neo4j_stored
+    with open_store(uri) as s:
+        assert not s.writable
+        _, rows = s._attempt(["TERMINATE TRANSACTIONS 'neo4j-transaction-999999999'"], {})
+        assert rows and "not found" in str(rows[0]).lower(), rows
+        _, rows = s._attempt(["CALL dbms.killConnection('bolt-999999999') YIELD message RETURN message"], {})
+        assert rows and "no connection found" in str(rows[0]).lower(), rows
+
+
+def test_neo4j_reads_that_look_like_refused_clauses_still_run(neo4j_stored, tmp_path, monkeypatch, capsys):
+    uri, _ = neo4j_stored
+    for name, (query, rows) in NEO4J_ALLOWED.items():
+        r = run_in_process(["query", "--store", uri, "--json", query], tmp_path, monkeypatch, capsys)
+        assert r.returncode == 0, (name, r.stderr)
+        assert json.loads(r.stdout) == rows, name
+    record("query look-alikes allowed (Neo4j)", len(NEO4J_ALLOWED))
+
+
+def test_neo4j_with_write_a_create_works(neo4j_stored, tmp_path, monkeypatch, capsys):
+    uri, _ = neo4j_stored
+
+    def q(*args):
+        r = run_in_process(["query", "--store", uri, "--json", *args], tmp_path, monkeypatch, capsys)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    # several statements: one transaction, in order, the rows of the last
+    assert q("--write", "CREATE (:Scratch {id: 'added-with-write'}); MATCH (s:Scratch) RETURN s.id AS id") == [{"id": "added-with-write"}]
+    assert q("MATCH (s:Scratch) RETURN s.id AS id") == [{"id": "added-with-write"}]
+    q("--write", "MATCH (s:Scratch) DELETE s")
+    assert q("MATCH (s:Scratch) RETURN count(s) AS n") == [{"n": 0}]
