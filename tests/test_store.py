@@ -1,4 +1,9 @@
-"""The embedded graph store end to end: persistence, Cypher-computed relations, CLI, resume."""
+"""The graph store end to end: persistence, Cypher-computed relations, CLI, resume.
+
+Every test that stores something runs on both backends (fixture ``store_uri``: a LadybugDB folder,
+then the session's Neo4j server; see tests/conftest.py). The tests about LadybugDB itself (its
+folder, its file, its lock) stay LadybugDB-only and say so.
+"""
 
 from __future__ import annotations
 
@@ -20,15 +25,25 @@ from basispath_graph.store.relations import StoreRelations
 from basispath_graph.store.runs import execute_run
 
 from .cli_runner import cli
+from .conftest import BACKENDS
 from .strategies import networks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-@pytest.fixture(scope="module")
-def shared_store(tmp_path_factory):
-    store = open_store(str(tmp_path_factory.mktemp("lb") / "store"), write=True)
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared_store(request, tmp_path_factory):
+    """One store per backend for every example of a module's hypothesis tests (each example
+    writes under its own run id; another test emptying the Neo4j database in between does not
+    matter). Neo4j keeps the same number of examples: its 25 take about 2 s (measured)."""
+    if request.param == "ladybug":
+        uri = str(tmp_path_factory.mktemp("lb") / "store")
+    else:
+        server = request.getfixturevalue("neo4j_server")
+        server.wipe()
+        uri = server.uri
+    store = open_store(uri, write=True)
     yield store
     store.close()
 
@@ -71,8 +86,8 @@ def test_run_through_the_store_matches_solve_in_memory(shared_store, name):
     assert rows == [[len(plain.discarded)]]
 
 
-def test_cli_run_then_query_returns_m_minus_h_and_every_artifact_is_queryable(tmp_path):
-    store = str(tmp_path / "store")
+def test_cli_run_then_query_returns_m_minus_h_and_every_artifact_is_queryable(tmp_path, store_uri):
+    store = str(store_uri)
     out = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--json", check=0)
     summary = json.loads(out.stdout)
     run_id = summary["run_id"]
@@ -106,8 +121,8 @@ def test_cli_run_then_query_returns_m_minus_h_and_every_artifact_is_queryable(tm
     assert repairs == summary["repairs"]
 
 
-def test_query_is_read_only_unless_write(tmp_path):
-    store = str(tmp_path / "store")
+def test_query_is_read_only_unless_write(tmp_path, store_uri):
+    store = str(store_uri)
     cli("ingest", str(EXAMPLES / "fig1b.json"), "--store", store, check=0)
     for write in ["CREATE (:Run {id: 'x'})", "MATCH (n:Network) SET n.name = 'y'", "MATCH (n:Network) DETACH DELETE n"]:
         r = cli("query", "--store", store, write, check=2)
@@ -119,8 +134,8 @@ def test_query_is_read_only_unless_write(tmp_path):
     assert json.loads(r.stdout) == [{"name": "renamed"}]
 
 
-def test_query_params_are_typed_from_json(tmp_path):
-    store = str(tmp_path / "store")
+def test_query_params_are_typed_from_json(tmp_path, store_uri):
+    store = str(store_uri)
     cli("ingest", str(EXAMPLES), "--store", store, check=0)
     r = cli("query", "--store", store, "--json", "-p", "m=32", "MATCH (n:Network) WHERE n.m = $m RETURN n.name AS name", check=0)
     assert json.loads(r.stdout) == [{"name": "fig1b"}]
@@ -128,8 +143,8 @@ def test_query_params_are_typed_from_json(tmp_path):
     assert r.stderr == "error: --param 'novalue': expected key=value\n"
 
 
-def test_ingest_checks_every_spec_before_writing(tmp_path):
-    store = str(tmp_path / "store")
+def test_ingest_checks_every_spec_before_writing(tmp_path, store_uri):
+    store = str(store_uri)
     cli("ingest", str(EXAMPLES / "mlp.json"), "--store", store, check=0)
     bad = tmp_path / "specs"
     bad.mkdir()
@@ -141,9 +156,19 @@ def test_ingest_checks_every_spec_before_writing(tmp_path):
     assert json.loads(r.stdout) == [{"name": "mlp"}]
 
 
-@pytest.mark.parametrize("stage", ["substructures", "solved", "basis paths", "discards", "certificates", "complete"])
-def test_killed_run_is_incomplete_earlier_runs_unchanged_and_resume_completes_it(tmp_path, stage):
-    store = str(tmp_path / "store")
+KILL_STAGES = ["substructures", "solved", "basis paths", "discards", "certificates", "complete"]
+# Neo4j: the stages where a kill leaves the most behind (tests/reliability/test_crash_safety.py
+# kills every point on both backends); each case costs three runs.
+NEO4J_KILL_STAGES = ["substructures", "discards"]
+
+
+@pytest.mark.parametrize(
+    "store_uri, stage",
+    [("ladybug", stage) for stage in KILL_STAGES] + [("neo4j", stage) for stage in NEO4J_KILL_STAGES],
+    indirect=["store_uri"],
+)
+def test_killed_run_is_incomplete_earlier_runs_unchanged_and_resume_completes_it(store_uri, stage):
+    store = str(store_uri)
     first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
     before = cli("query", "--store", store, "--json", "MATCH (b:BasisPath {run: $run}) RETURN b.text AS t ORDER BY t", "-p", f"run={first['run_id']}", check=0).stdout
 
@@ -165,26 +190,26 @@ def test_killed_run_is_incomplete_earlier_runs_unchanged_and_resume_completes_it
     assert after == before
 
 
-def test_resume_refuses_complete_and_unknown_runs(tmp_path):
-    store = str(tmp_path / "store")
+def test_resume_refuses_complete_and_unknown_runs(tmp_path, store_uri):
+    store = str(store_uri)
     rid = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)["run_id"]
     assert cli("run", "--resume", rid, "--store", store, check=2).stderr == f"error: run {rid} is already complete; nothing to resume\n"
     assert cli("run", "--resume", "nope", "--store", store, check=2).stderr == "error: no run 'nope' in this store\n"
 
 
-def test_reading_a_missing_store_is_a_clear_error(tmp_path):
+def test_reading_a_missing_store_is_a_clear_error(tmp_path):  # LadybugDB only: about its folder
     r = cli("runs", "--store", str(tmp_path / "none"), check=2)
     assert r.stderr == f"error: no store at {tmp_path / 'none'} (create one with 'basispath ingest' or 'basispath run')\n"
 
 
-def test_store_env_variable_is_the_default(tmp_path):
+def test_store_env_variable_is_the_default(tmp_path):  # LadybugDB only: checks its graph.lbug file
     store = tmp_path / "from-env"
     r = cli("ingest", str(EXAMPLES / "fig1b.json"), env={"BASISPATH_STORE": str(store)})
     assert r.returncode == 0, r.stderr
     assert (store / "graph.lbug").exists()
 
 
-def test_second_writer_is_refused_with_the_holders_pid(tmp_path):
+def test_second_writer_is_refused_with_the_holders_pid(tmp_path):  # LadybugDB only: its folder lock
     store = str(tmp_path / "store")
     cli("ingest", str(EXAMPLES / "fig1b.json"), "--store", store, check=0)
     holder = open_store(store, write=True)
@@ -209,8 +234,8 @@ def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
     assert r.stderr == "error: Neo4j credentials missing: set NEO4J_USER and NEO4J_PASSWORD\n"
 
 
-def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path):
-    store = str(tmp_path / "store")
+def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path, store_uri):
+    store = str(store_uri)
     first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
     # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 164 kB.
     r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
