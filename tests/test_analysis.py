@@ -1,4 +1,5 @@
-"""`why` and `compare` against a real embedded store."""
+"""`why` and `compare` against a real store, on both backends (LadybugDB, then Neo4j: see
+tests/conftest.py ``store_uri``)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,23 @@ from basispath_graph.store import open_store
 
 from .certificates import sums_to
 from .cli_runner import cli
+from .conftest import BACKENDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory):
-    store = str(tmp_path_factory.mktemp("why") / "store")
+@pytest.fixture(scope="module", params=BACKENDS)
+def stored(request, tmp_path_factory):
+    """Two runs stored once per backend; the tests below only read them. (The Neo4j store is
+    the session's server, emptied first; a test emptying it in between would fail the readers
+    loudly, and pytest runs this module's tests grouped by backend.)"""
+    if request.param == "ladybug":
+        store = str(tmp_path_factory.mktemp("why") / "store")
+    else:
+        server = request.getfixturevalue("neo4j_server")
+        server.wipe()
+        store = server.uri
     runs = {}
     for name in ("densenet-style", "resnet-style"):
         out = cli("run", str(EXAMPLES / f"{name}.json"), "--store", store, "--json", check=0)
@@ -84,8 +94,8 @@ def test_why_refuses_paths_that_are_not_in_the_run(stored, path, message):
     assert r.stderr == f"error: {message.format(run=run)}\n"
 
 
-def test_why_reports_a_tampered_certificate_loudly(tmp_path):
-    store = str(tmp_path / "store")
+def test_why_reports_a_tampered_certificate_loudly(store_uri):
+    store = str(store_uri)
     run = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)["run_id"]
     rows = json.loads(cli("query", "--store", store, "--json", "-p", f"run={run}",
                           "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN b.id AS id LIMIT 1", check=0).stdout)
@@ -98,7 +108,7 @@ def test_why_reports_a_tampered_certificate_loudly(tmp_path):
     assert "CERTIFICATE DOES NOT CHECK" in r.stdout
 
 
-def test_compare_three_specs_prints_the_table_and_writes_a_png(tmp_path):
+def test_compare_three_specs_prints_the_table_and_writes_a_png(tmp_path):  # no store: solved now
     png = tmp_path / "cmp.png"
     specs = [str(EXAMPLES / f"{n}.json") for n in ("mlp", "resnet-style", "densenet-style")]
     r = cli("compare", *specs, "--store", str(tmp_path / "nostore"), "--plot", str(png), check=0)
