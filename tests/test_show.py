@@ -1,8 +1,9 @@
 """``basispath show``: DOT structure, PNG/SVG files, the neuron-level picture and its errors.
 
-Each store is made once by the real CLI (``run ... --json``); the ``show`` calls only read it,
-so they are started together and the tests check the collected results (interpreter and
-matplotlib start-up dominate the cost).
+Each store is made once by the real CLI (``run ... --json``), once per backend (a LadybugDB
+folder, then the session's Neo4j server: tests/conftest.py); the ``show`` calls only read it, so
+they are started together and the tests check the collected results (interpreter and matplotlib
+start-up dominate the cost).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from basispath_graph.show.palette import colours
 from basispath_graph.store import open_store
 
 from .cli_runner import run_many
+from .conftest import BACKENDS
+
+# Module-scoped stores per backend; the Neo4j one carries the neo4j marker like store_uri's.
+BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "densenet-style.json"
@@ -46,10 +51,15 @@ def _rows(result: subprocess.CompletedProcess) -> list[dict]:
     return json.loads(result.stdout)
 
 
-@pytest.fixture(scope="module")
-def shown(tmp_path_factory: pytest.TempPathFactory):
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def shown(request, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("show")
-    store = root / "store"
+    if request.param == "ladybug":
+        store = root / "store"
+    else:  # the session's server, emptied first; these tests only read it
+        server = request.getfixturevalue("neo4j_server")
+        server.wipe()
+        store = server.uri
     run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--json"], root)})["run"])
     with open_store(str(store)) as s:  # read-only: the CLI calls below read the store too
         _, rows = s.query(

@@ -26,13 +26,16 @@ from basispath_graph.store.runs import execute_run
 
 from .cli_runner import cli
 from .conftest import BACKENDS
+
+# Module-scoped stores per backend; the Neo4j one carries the neo4j marker like store_uri's.
+BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 from .strategies import networks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
 def shared_store(request, tmp_path_factory):
     """One store per backend for every example of a module's hypothesis tests (each example
     writes under its own run id; another test emptying the Neo4j database in between does not
