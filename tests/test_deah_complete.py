@@ -187,12 +187,12 @@ def test_a_layer_debt_is_extended_by_a_new_hop_and_paid_by_an_old_one():
     assert_certificates_sum(r)
 
 
-def test_stored_run_why_and_compare_name_the_rules(tmp_path):
+def test_stored_run_why_and_compare_name_the_rules(tmp_path, store_uri):  # on both backends
     from .cli_runner import cli
 
     spec = tmp_path / "r6.json"
     spec.write_text(json.dumps(preset_network("resnet", 6, 2).to_dict()))
-    store = str(tmp_path / "store")
+    store = str(store_uri)
     run = json.loads(cli("run", spec, "-e", "deah-complete", "--store", store, "--json", check=0).stdout)
     rows = json.loads(cli("query", "--store", store, "--json", "-p", f'run="{run["run_id"]}"',
                           "MATCH (d:Discard {run: $run}) RETURN d.step AS step, count(*) AS n ORDER BY step", check=0).stdout)
