@@ -9,8 +9,10 @@
   normalised, see graph_dump.py; queries cypher/queries/dump_nodes.cypher and
   dump_relationships.cypher) is identical.
 - ``why --json`` gives the same answer in both stores for every discarded path and a few kept.
-- Across backends (testcontainers, skipped without Docker): the same run stored in LadybugDB and
-  in Neo4j gives the same canonical dump.
+- The same on Neo4j (the session's server, tests/neo4j_support.py): two processes run the same
+  specs into it one after the other (emptied in between), with the same dump and ``why``
+  answers; and Neo4j's graph and answers equal LadybugDB's (tests/test_backend_equality.py
+  compares every other command and query across the backends).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from basispath_graph.solve import ENGINES as SOLVE_ENGINES
 from basispath_graph.store import open_store
 
 from ..cli_runner import cli, cli_env, run_in_process
-from ..docker_support import needs_docker
 from .counts import record
 from .graph_dump import canonical_dump
 
@@ -155,32 +156,48 @@ def test_stored_graphs_are_identical_across_processes(two_processes):
     record("determinism: stored graphs compared", len(stored))
 
 
+def _picked_paths(s, rid: str) -> list[str]:
+    """Every discarded path of the run and five kept ones, by text."""
+    paths = s.query("MATCH (p:BasisPath {run: $run}) RETURN p.text AS text, p.kept AS kept ORDER BY text", {"run": rid})[1]
+    discarded = [t for t, kept in paths if not kept]
+    kept = [t for t, k in paths if k]
+    assert len(discarded) == 24  # densenet-style: 24 discarded, 4 of them by the repair
+    return discarded + kept[:: max(1, len(kept) // 5)][:5]
+
+
+def _why_answers(s, rid: str, picked: list[str]) -> dict:
+    """text -> the ``why --json`` answer (``explain``) with the run id normalised."""
+    from basispath_graph.analysis.why import explain
+
+    return {t: json.loads(json.dumps(explain(s, rid, t)).replace(rid, "<run>")) for t in picked}
+
+
+def _one_per_step(answers: dict, picked: list[str]) -> dict[str, str]:
+    steps: dict[str, str] = {}
+    for text in picked:
+        assert answers[text]["verified"], text
+        steps.setdefault(answers[text]["reason"].get("step") or answers[text]["status"], text)
+    assert {"chain", "repair", "kept"} <= set(steps), steps
+    return steps
+
+
 def test_why_answers_are_identical(two_processes, tmp_path, monkeypatch, capsys):
     """Every discarded path and five kept ones, answered by both stores. The answers come from
     ``explain`` (what ``why`` prints) with each store opened once; a few go through
     ``why --json`` itself in this process, which must print exactly that answer."""
-    from basispath_graph.analysis.why import explain
-
     (a, b), _ = two_processes
     stores = [d / "store-densenet-style" for d in (a, b)]
     run_ids = [_run_id(s) for s in stores]
     with open_store(str(stores[0])) as s:
-        paths = s.query("MATCH (p:BasisPath) RETURN p.text AS text, p.kept AS kept ORDER BY text")[1]
-    discarded = [t for t, kept in paths if not kept]
-    kept = [t for t, k in paths if k]
-    assert len(discarded) == 24  # densenet-style: 24 discarded, 4 of them by the repair
-    picked = discarded + kept[:: max(1, len(kept) // 5)][:5]
+        picked = _picked_paths(s, run_ids[0])
 
     answers = []  # per store: text -> answer with the run id normalised
     for store, rid in zip(stores, run_ids):
         with open_store(str(store)) as s:
-            answers.append({t: json.loads(json.dumps(explain(s, rid, t)).replace(rid, "<run>")) for t in picked})
-    steps: dict[str, str] = {}
+            answers.append(_why_answers(s, rid, picked))
     for text in picked:
         assert answers[0][text] == answers[1][text], f"why {text} differs"
-        assert answers[0][text]["verified"], text
-        steps.setdefault(answers[0][text]["reason"].get("step") or answers[0][text]["status"], text)
-    assert {"chain", "repair", "kept"} <= set(steps), steps
+    steps = _one_per_step(answers[0], picked)
 
     for text in steps.values():  # one path per kind, through the command itself
         for store, rid, got in zip(stores, run_ids, answers):
@@ -190,26 +207,70 @@ def test_why_answers_are_identical(two_processes, tmp_path, monkeypatch, capsys)
     record("determinism: why answers compared", len(picked))
 
 
-# -- across backends (testcontainers; skipped without Docker) ---------------------------------
-@needs_docker
-@pytest.mark.parametrize("name", ["densenet-style", "resnet-style"])
-def test_ladybug_and_neo4j_store_the_same_graph(name, tmp_path, monkeypatch):
-    from testcontainers.neo4j import Neo4jContainer
+# -- on Neo4j, and across backends (the session's Neo4j server) ------------------------------
 
-    password = "determinism-pw"
-    env = {"NEO4J_USER": "neo4j", "NEO4J_PASSWORD": password}
-    spec = EXAMPLES / f"{name}.json"
-    with Neo4jContainer("neo4j:5-community", password=password) as container:
-        uri = container.get_connection_url()
-        cli("run", spec, "--engine", "deah", "--store", uri, "-q", env=env, check=0)
-        local = tmp_path / "store"
-        cli("run", spec, "--engine", "deah", "--store", local, "-q", check=0)
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        with open_store(uri) as s:
-            neo = canonical_dump(s)
-        with open_store(str(local)) as s:
-            lady = canonical_dump(s)
-    assert neo[0] == lady[0], "nodes differ between Neo4j and LadybugDB"
-    assert neo[1] == lady[1], "relationships differ between Neo4j and LadybugDB"
-    record("determinism: backends compared", 1)
+def _names(s) -> dict[str, str]:
+    """Run id -> a name from its network (one run per network in these stores)."""
+    return {r["id"]: f"<run {r['network']}>" for r in s.run("list_runs")}
+
+
+@pytest.fixture(scope="module")
+def neo4j_processes(two_processes, specs, neo4j_server):
+    """Two processes (PYTHONHASHSEED 1 and 2) run the stored specs of ``two_processes`` into the
+    session's Neo4j, one after the other, the database emptied before each; after each: the
+    canonical dump, the why answers on densenet-style, and ``why --json`` through the command
+    for one path per step."""
+    _, stored = two_processes
+    seeds = dict((str(a), b) for a, b in specs)
+    out = []
+    for hashseed in ("1", "2"):
+        neo4j_server.wipe()
+        jobs = [["run", str(p), "--engine", "deah", "--seed", str(seeds.get(str(p), 0)), "--store", neo4j_server.uri, "-q"] for p in stored]
+        (codes,) = run_batches([(jobs, hashseed)])
+        assert codes == [0] * len(jobs), (codes, WHO)
+        with open_store(neo4j_server.uri) as s:
+            names = _names(s)
+            (rid,) = [r for r, name in names.items() if name == "<run densenet-style>"]
+            picked = _picked_paths(s, rid)
+            answers = _why_answers(s, rid, picked)
+            dump = canonical_dump(s, names)
+        commands = {}
+        for text in _one_per_step(answers, picked).values():
+            r = cli("why", rid, text, "--store", neo4j_server.uri, "--json", check=0)
+            commands[text] = json.loads(r.stdout.replace(rid, "<run>"))
+        out.append({"dump": dump, "picked": picked, "why": answers, "why_cli": commands})
+    return out
+
+
+@pytest.mark.neo4j
+def test_neo4j_stored_graphs_and_why_answers_are_identical_across_processes(neo4j_processes):
+    first, second = neo4j_processes
+    assert first["dump"][0] and first["dump"][1]
+    assert first["dump"][0] == second["dump"][0], f"nodes differ {WHO}"
+    assert first["dump"][1] == second["dump"][1], f"relationships differ {WHO}"
+    assert first["picked"] == second["picked"] and first["why"] == second["why"], f"why answers differ {WHO}"
+    for text, got in first["why_cli"].items():  # the command prints exactly the answer
+        assert got == first["why"][text] == second["why_cli"][text], text
+    record("determinism: graph elements compared", len(first["dump"][0]) + len(first["dump"][1]))
+    record("determinism: why answers compared", len(first["picked"]))
+
+
+@pytest.mark.neo4j
+def test_ladybug_and_neo4j_store_the_same_graph_and_answer_why_the_same(two_processes, neo4j_processes):
+    """Process 1's LadybugDB stores (one per spec) hold together what Neo4j holds."""
+    (a, _), stored = two_processes
+    nodes, rels = set(), []
+    for path in stored:
+        with open_store(str(a / f"store-{path.stem}")) as s:
+            n, r = canonical_dump(s, _names(s))
+            nodes.update(n)  # a network's nodes are shared in one store: count them once
+            rels += r
+        if path.stem == "densenet-style":
+            with open_store(str(a / f"store-{path.stem}")) as s:
+                (rid,) = _names(s)
+                why = _why_answers(s, rid, neo4j_processes[0]["picked"])
+    neo = neo4j_processes[0]
+    assert sorted(nodes) == sorted(set(neo["dump"][0])) and len(neo["dump"][0]) == len(set(neo["dump"][0]))
+    assert sorted(rels) == neo["dump"][1], "relationships differ between Neo4j and LadybugDB"
+    assert why == neo["why"], "why answers differ between Neo4j and LadybugDB"
+    record("determinism: backends compared", len(stored))
