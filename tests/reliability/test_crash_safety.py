@@ -1,25 +1,31 @@
 """Crash safety: ``basispath run`` SIGKILLed at every kill point leaves a store that opens, with
-earlier runs unchanged, the killed run ``incomplete``, and ``--resume`` redoing it exactly.
+earlier runs unchanged, the killed run ``incomplete``, and ``--resume`` redoing it exactly, on
+both backends (LadybugDB and the session's real Neo4j server).
 
 The kill points come from one place, ``basispath_graph.store.runs.KILL_POINTS`` (each DEAH step
 of the solve, every persistence stage, and between bulk batches). Bulk batches are made small
-for the killed runs (``BASISPATH_BATCH_ROWS``) so that a stage of this small network has several;
-the resumes use the default batches.
+for the killed runs (``BASISPATH_BATCH_ROWS``, honoured by both stores) so that a stage of this
+small network has several; the resumes use the default batches.
 
-Per kill point: a copy of a store holding one complete run A (fig1b); run B (resnet-style)
-killed there (exit -9); then ``basispath runs`` says A complete and B incomplete, a canonical
-dump of A (every node and relationship of the run, read back with queries) is the one taken
-before B, ``basispath run --resume B`` completes B with m - H = 130 kept paths, and B's dump
-equals that of an uninterrupted run of the same network (so nothing partial survived the resume).
-The killed runs are subprocesses (they must die), started together by a fixture for every
-selected case (interpreter start-up dominates their cost); the checks call the CLI's ``main()``
-in this process, which is much faster than a new interpreter each.
+Per kill point: a store holding one complete run A (fig1b); run B (resnet-style) killed there
+(exit -9); then ``basispath runs`` says A complete and B incomplete, a dump of A (every node and
+relationship of the run, read back with the library's dump queries) is the one taken before B,
+``basispath run --resume B`` completes B with m - H = 130 kept paths, and B's dump equals that of
+an uninterrupted run of the same network (so nothing partial survived the resume).
+
+LadybugDB: one copy of the base store per kill point. Neo4j: one server (Community has one
+database), so every killed run B_k is a different run in the same graph next to A and the
+reference run; a killed writer is told from a live one by its connection (``runs`` asks the
+server which basispath PIDs are connected). The killed runs are subprocesses (they must die),
+all started together by a fixture, then one ``runs`` per store, then every resume together
+(interpreter start-up and, on Neo4j, round trips dominate); the tests check what was collected.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,7 +35,7 @@ from basispath_graph.store import runs as runs_module
 from basispath_graph.store.ladybug_store import BATCH_ENV
 from basispath_graph.store.runs import KILL_ENV, KILL_POINTS, new_run_id
 
-from ..cli_runner import run_in_process, run_many
+from ..cli_runner import MAX_PARALLEL, finish, run_many, start
 from .counts import record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,61 +46,64 @@ B_BASIS = 150 - 20
 # resnet-style in batches of 100 rows: "basis paths" writes its 130 kept paths in batches 1-2,
 # the 90 discarded ones in 3, then the KEPT links in 4-5, ...; every commit costs ~50 ms.
 BATCH_ROWS = "100"
-COPY_ENV = {"BASISPATH_COPY_THRESHOLD": "1"}  # large runs load through COPY: force it
+COPY_ENV = {"BASISPATH_COPY_THRESHOLD": "1"}  # large LadybugDB runs load through COPY: force it
 COPY_POINTS = ("basis paths:batch:1", "certificates:batch:1")
 # Properties of a Run node that legitimately differ between two runs of the same network.
 VOLATILE_RUN_PROPS = ("id", "started", "finished", "pid", "timings")
+BACKENDS = [pytest.param("ladybug", id="ladybug"), pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j)]
+NEO4J_PARALLEL = 9  # Neo4j runs mostly wait for the server: more at once than cli_runner's 2 per core
 
 
-# -- canonical dumps --------------------------------------------------------------------------
-NODES = "MATCH (n) RETURN n"
-RELS = (
-    "MATCH (a)-[e]->(b) RETURN label(a) AS la, coalesce(a.uid, a.key, a.id) AS ka, e, "
-    "label(b) AS lb, coalesce(b.uid, b.key, b.id) AS kb"
-)
+# -- dumps, backend-neutral -------------------------------------------------------------------
+def _node(raw: dict) -> tuple[tuple[str, object], dict]:
+    """((label, key), properties) of a node as either backend returns it (see graph_dump.py)."""
+    d = dict(raw)
+    label = d.pop("_LABEL") if "_LABEL" in d else "|".join(sorted(d.pop("labels")))
+    props = {k: v for k, v in d.items() if not k.startswith("_") and v is not None}
+    if label == "BasisPath" and isinstance(props.get("id"), str):  # LadybugDB's MATCH (n) column mix
+        props["id"] = int(props["uid"].rsplit(":", 1)[1])
+    key = next(props[k] for k in ("uid", "key", "id") if props.get(k) is not None)
+    return (label, key), props
 
 
-def _key(node: dict):
-    """A node's key: uid, key or id, whichever its table has."""
-    return next(node[k] for k in ("uid", "key", "id") if node.get(k) is not None)
+def _rel(raw: dict) -> tuple[str, dict]:
+    d = dict(raw)
+    kind = d.pop("_LABEL") if "_LABEL" in d else d.pop("type")
+    return kind, {k: v for k, v in d.items() if not k.startswith("_") and v is not None}
 
 
-def _props(item: dict) -> dict:
-    return {k: v for k, v in item.items() if not k.startswith("_") and v is not None}
-
-
-def dump_runs(store, *run_ids: str) -> dict[str, dict[str, list[str]]]:
-    """run id -> every node of the run (its Run node and all it owns), its network and layers,
-    and every relationship touching them, as sorted JSON lines: equal dumps, an unchanged run."""
+def whole_graph(store) -> tuple[dict, list]:
+    """Every node ((label, key) -> properties) and relationship of a store."""
     with open_store(str(store)) as s:
-        nodes = {(n["_LABEL"], _key(n)): n for (n,) in s.query(NODES)[1]}
-        rels = s.query(RELS)[1]
-    out = {}
-    for run_id in run_ids:
-        (key,) = {kb for la, ka, e, lb, kb in rels if e["_LABEL"] == "ON" and ka == run_id}
-
-        def mine(n: dict) -> bool:
-            if n["_LABEL"] == "Run":
-                return n["id"] == run_id
-            if n["_LABEL"] == "Network":
-                return n["key"] == key
-            if n["_LABEL"] == "Layer":
-                return n["network"] == key
-            return n.get("run") == run_id
-
-        out[run_id] = {
-            "nodes": sorted(json.dumps([ident, _props(n)], sort_keys=True) for ident, n in nodes.items() if mine(n)),
-            "rels": sorted(
-                json.dumps([e["_LABEL"], [la, ka], [lb, kb], _props(e)], sort_keys=True)
-                for la, ka, e, lb, kb in rels
-                if mine(nodes[(la, ka)]) or mine(nodes[(lb, kb)])
-            ),
-        }
-    return out
+        nodes = dict(_node(row["n"]) for row in s.run("dump_nodes"))
+        rels = [(*_rel(row["r"]), _node(row["a"])[0], _node(row["b"])[0]) for row in s.run("dump_relationships")]
+    return nodes, rels
 
 
-def dump_run(store, run_id: str) -> dict[str, list[str]]:
-    return dump_runs(store, run_id)[run_id]
+def dump_run(graph: tuple[dict, list], run_id: str) -> dict[str, list[str]]:
+    """Every node the run owns (its Run node and all with ``run`` = its id), its network and
+    layers, and every relationship that touches a node it owns or joins two of its network's
+    nodes, as sorted JSON lines: equal dumps, an unchanged run. Other runs of the same network
+    in the same graph (Neo4j) are left out."""
+    nodes, rels = graph
+    (key,) = {b[1] for kind, _, a, b in rels if kind == "ON" and a == ("Run", run_id)}
+
+    def owned(ident) -> bool:
+        label, props = ident[0], nodes[ident]
+        return props.get("id") == run_id if label == "Run" else props.get("run") == run_id
+
+    def shared(ident) -> bool:
+        label, props = ident[0], nodes[ident]
+        return (label == "Network" and props["key"] == key) or (label == "Layer" and props.get("network") == key)
+
+    return {
+        "nodes": sorted(json.dumps([list(i), p], sort_keys=True) for i, p in nodes.items() if owned(i) or shared(i)),
+        "rels": sorted(
+            json.dumps([kind, list(a), list(b), props], sort_keys=True)
+            for kind, props, a, b in rels
+            if owned(a) or owned(b) or (shared(a) and shared(b))
+        ),
+    }
 
 
 def normalised(dump: dict[str, list[str]], run_id: str) -> dict[str, list[str]]:
@@ -111,56 +120,166 @@ def normalised(dump: dict[str, list[str]], run_id: str) -> dict[str, list[str]]:
     return out
 
 
-KEPT = "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b)"
-DISCARDED = "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN count(b)"
-CERTIFICATES = "MATCH (:Run {id: $run})-[:DISCARDED]->(:BasisPath)-[c:CERTIFIED_BY]->(:BasisPath) RETURN count(c)"
+def counts(dump: dict[str, list[str]], run_id: str) -> tuple[int, int, int]:
+    """(kept, discarded, certificate terms) of a run, from its dump."""
+    rels = [json.loads(line) for line in dump["rels"]]
+    kept = sum(1 for kind, a, _, _ in rels if kind == "KEPT" and a == ["Run", run_id])
+    discarded = {tuple(b) for kind, a, b, _ in rels if kind == "DISCARDED" and a == ["Run", run_id]}
+    certificates = sum(1 for kind, a, _, _ in rels if kind == "CERTIFIED_BY" and tuple(a) in discarded)
+    return kept, len(discarded), certificates
 
 
-def counts(store, run_id: str) -> tuple[int, int, int]:
-    """(kept, discarded, certificate terms) of a run, each by a parameterised query."""
-    with open_store(str(store)) as s:
-        return tuple(s.query(q, {"run": run_id})[1][0][0] for q in (KEPT, DISCARDED, CERTIFICATES))
+def _run_all(jobs: list, parallel: int) -> list[subprocess.CompletedProcess]:
+    """cli_runner.run_many, PARALLEL at a time, each result with the ``pid`` it ran as."""
+    results = []
+    for first in range(0, len(jobs), parallel):
+        procs = [start(args, cwd, env) for args, cwd, env in jobs[first : first + parallel]]
+        for proc in procs:
+            results.append(finish(proc, timeout=300))
+            results[-1].pid = proc.pid
+    return results
+
+
+def _statuses(res: subprocess.CompletedProcess) -> dict[str, str]:
+    assert res.returncode == 0, res.stderr
+    return {r["id"]: r["status"] for r in json.loads(res.stdout)}
 
 
 # -- fixtures ---------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    """A store with run A complete (and its dump); a reference store with B run uninterrupted."""
-    root = tmp_path_factory.mktemp("crash")
-    store, ref = root / "base", root / "reference"
+def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=None) -> dict:
+    """Run A, then run B killed at each case's point, then ``runs``, then every resume.
+
+    Returns {"a": id, "dump_a": A's dump before any kill, "counts_a": ..., "reference": B's
+    normalised uninterrupted dump, case: {...what each check needs...}}.
+    """
+    neo4j = backend == "neo4j"
+    if neo4j:
+        server.wipe()
+        stores = [server.uri] * len(cases)
+        base = ref = server.uri
+    else:
+        base, ref = root / "base", root / "reference"
     a, b = run_many([
-        (["run", SPEC_A, "--store", store, "--json", "-q"], root, None),
+        (["run", SPEC_A, "--store", base, "--json", "-q"], root, None),
         (["run", SPEC_B, "--store", ref, "--json", "-q"], root, None),
     ])
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
     a_id, ref_id = json.loads(a.stdout)["run_id"], json.loads(b.stdout)["run_id"]
-    dump_a = dump_run(store, a_id)
-    counts_a = counts(store, a_id)
+    base_graph = whole_graph(base)
+    dump_a = dump_run(base_graph, a_id)
+    counts_a = counts(dump_a, a_id)
     # The dump really holds the run: 25 kept, 8 discarded, each with its certificate.
     assert counts_a[:2] == (25, 8) and counts_a[2] > 8
-    assert [sum(f'"{t}"' in r for r in dump_a["rels"]) for t in ("KEPT", "DISCARDED", "CERTIFIED_BY")] == list(counts_a)
-    assert counts(ref, ref_id)[:2] == (B_BASIS, 90)
-    return {"store": store, "a": a_id, "dump_a": dump_a, "counts_a": counts_a, "reference": normalised(dump_run(ref, ref_id), ref_id)}
+    reference = dump_run(base_graph if neo4j else whole_graph(ref), ref_id)
+    assert counts(reference, ref_id)[:2] == (B_BASIS, 90)
+    out = {"a": a_id, "dump_a": dump_a, "counts_a": counts_a, "reference": normalised(reference, ref_id)}
+    if not neo4j:
+        stores = []
+        for k in range(len(cases)):
+            stores.append(root / f"store{k}")
+            shutil.copytree(base, stores[-1])
+    before = set(_statuses(run_many([(["runs", "--store", base, "--json"], root, None)])[0]))
+    parallel = NEO4J_PARALLEL if neo4j else MAX_PARALLEL
+    jobs = [
+        (["run", SPEC_B, "--store", store, "-q"], root, {KILL_ENV: point, BATCH_ENV: BATCH_ROWS, **(COPY_ENV if mode == "copy" else {})})
+        for (mode, point), store in zip(cases, stores)
+    ]
+    killed = _run_all(jobs, parallel)
+    # Which run each killed process left behind, and what `runs` says now (no writer alive).
+    listings = run_many([(["runs", "--store", store, "--json"], root, None) for store in sorted(set(map(str, stores)))])
+    status_after_kill = {}
+    for store, listing in zip(sorted(set(map(str, stores))), listings):
+        status_after_kill[store] = _statuses(listing)
+    graph_after_kill = {store: whole_graph(store) for store in status_after_kill}
+    b_ids = []
+    for (mode, point), store, proc in zip(cases, stores, killed):
+        nodes = graph_after_kill[str(store)][0]
+        (b_id,) = [
+            p["id"] for (label, _), p in nodes.items()
+            if label == "Run" and p["id"] not in before and p.get("pid") == proc.pid
+        ] or [None]
+        b_ids.append(b_id)
+    resumes = _run_all(
+        [
+            (["run", "--resume", b_id, "--store", store, "--json", "-q"], root, COPY_ENV if mode == "copy" else None)
+            for (mode, _), store, b_id in zip(cases, stores, b_ids)
+            if b_id is not None
+        ],
+        parallel,
+    )
+    resumed = iter(resumes)
+    graph_final = {store: whole_graph(store) for store in status_after_kill}
+    final = {store: {p["id"]: p["status"] for (label, _), p in graph[0].items() if label == "Run"} for store, graph in graph_final.items()}
+    for case, store, proc, b_id in zip(cases, stores, killed, b_ids):
+        store = str(store)
+        out[case] = {
+            "killed": proc,
+            "b": b_id,
+            "status_after_kill": status_after_kill[store],
+            "dump_a_after_kill": dump_run(graph_after_kill[store], a_id),
+            "resume": next(resumed) if b_id is not None else None,
+            "status_final": final[store],
+            "dump_b": dump_run(graph_final[store], b_id) if b_id is not None else None,
+            "dump_a": dump_run(graph_final[store], a_id),
+        }
+    return out
+
+
+def _selected(request, fixture: str, backend: str | None = None) -> list[tuple[str, str]]:
+    """The kill points of the tests selected in this session that use FIXTURE (on BACKEND)."""
+    cases = set()
+    for item in request.session.items:
+        callspec = getattr(item, "callspec", None)
+        if item.module is not request.module or callspec is None or "point" not in callspec.params:
+            continue
+        if fixture not in item.fixturenames or (backend is not None and callspec.params.get(fixture) != backend):
+            continue
+        cases.add(("copy" if fixture == "crashed_copy" else "unwind", callspec.params["point"]))
+    return sorted(cases)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def crashed(request, tmp_path_factory):
+    """Every selected kill point on one backend (see crash_all)."""
+    backend = request.param
+    server = request.getfixturevalue("neo4j_server") if backend == "neo4j" else None
+    cases = _selected(request, "crashed", backend)
+    return backend, crash_all(backend, cases, tmp_path_factory.mktemp(f"crash-{backend}"), server)
 
 
 @pytest.fixture(scope="module")
-def killed(base, request, tmp_path_factory):
-    """(mode, kill point) -> (store, killed run): a copy of the base store in which run B was
-    killed there. Only the cases selected in this session are run, all at once."""
-    cases = set()
-    for item in request.session.items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.module is request.module and "point" in params:
-            cases.add(("copy" if "copy" in item.name else "unwind", params["point"]))
-    root = tmp_path_factory.mktemp("killed")
-    jobs, stores = [], []
-    for k, (mode, point) in enumerate(sorted(cases)):
-        store = root / f"store{k}"
-        shutil.copytree(base["store"], store)
-        env = {KILL_ENV: point, BATCH_ENV: BATCH_ROWS, **(COPY_ENV if mode == "copy" else {})}
-        jobs.append((["run", SPEC_B, "--store", store, "-q"], root, env))
-        stores.append(store)
-    return {case: (store, res) for case, store, res in zip(sorted(cases), stores, run_many(jobs))}
+def crashed_copy(request, tmp_path_factory):
+    """LadybugDB's COPY bulk loads (one transaction per batch): the same, killed between batches."""
+    cases = _selected(request, "crashed_copy")
+    return crash_all("ladybug", cases, tmp_path_factory.mktemp("crash-copy"))
+
+
+def check_case(results: dict, case: tuple[str, str]) -> None:
+    mode, point = case
+    got = results[case]
+    run = got["killed"]
+    assert run.returncode == -9, f"the run was not killed at {point!r}: exit {run.returncode}\n{run.stderr}"
+    b_id, a_id = got["b"], results["a"]
+    assert b_id is not None, f"no Run node of the killed process (killed at {point!r})"
+
+    # The store opens; A is complete and unchanged; B is listed as incomplete.
+    status = got["status_after_kill"]
+    assert (status[a_id], status[b_id]) == ("complete", "incomplete"), status
+    assert got["dump_a_after_kill"] == results["dump_a"]
+
+    # --resume finishes B under the same id, with m - H kept paths and every artifact exactly once.
+    res = got["resume"]
+    assert res.returncode == 0, f"--resume {b_id}: exit {res.returncode}\n{res.stderr}"
+    resumed = json.loads(res.stdout)
+    assert (resumed["run_id"], resumed["basis_size"], resumed["certified"]) == (b_id, B_BASIS, True)
+    assert (got["status_final"][a_id], got["status_final"][b_id]) == ("complete", "complete")
+    kept, discarded, _ = counts(got["dump_b"], b_id)
+    assert (kept, discarded) == (B_BASIS, resumed["discarded"]) == (130, 90)
+    assert normalised(got["dump_b"], b_id) == results["reference"]
+
+    # ... and A is still what it was: same KEPT / DISCARDED paths, same certificates.
+    assert got["dump_a"] == results["dump_a"]
+    assert counts(got["dump_a"], a_id) == results["counts_a"]
 
 
 # -- the tests --------------------------------------------------------------------------------
@@ -172,57 +291,17 @@ def test_kill_points_are_distinct_and_in_a_single_list():
 
 
 @pytest.mark.parametrize("point", KILL_POINTS)
-def test_a_run_killed_at_every_point_is_resumable_and_leaves_earlier_runs_unchanged(base, killed, point, tmp_path, monkeypatch, capsys):
-    store, run = killed[("unwind", point)]
-    assert run.returncode == -9, f"the run was not killed at {point!r}: exit {run.returncode}\n{run.stderr}"
-    record("kill points", 1)
-
-    def cli(*args):
-        res = run_in_process(list(args), tmp_path, monkeypatch, capsys)
-        assert res.returncode == 0, f"{args}: exit {res.returncode}\n{res.stderr}"
-        return json.loads(res.stdout)
-
-    # The store opens; A is complete and unchanged; B is listed as incomplete.
-    status = {r["id"]: r["status"] for r in cli("runs", "--store", store, "--json")}
-    assert status.pop(base["a"]) == "complete"
-    ((b_id, b_status),) = status.items()
-    assert b_status == "incomplete"
-    assert dump_run(store, base["a"]) == base["dump_a"]
-
-    # --resume finishes B under the same id, with m - H kept paths and every artifact exactly once.
-    resumed = cli("run", "--resume", b_id, "--store", store, "--json")
-    assert (resumed["run_id"], resumed["basis_size"], resumed["certified"]) == (b_id, B_BASIS, True)
-    runs = cli("runs", "--store", store, "--json")
-    assert {r["id"]: r["status"] for r in runs} == {base["a"]: "complete", b_id: "complete"}
-    kept, discarded, _ = counts(store, b_id)
-    assert (kept, discarded) == (B_BASIS, resumed["discarded"]) == (130, 90)
-    dumps = dump_runs(store, b_id, base["a"])
-    assert normalised(dumps[b_id], b_id) == base["reference"]
-
-    # ... and A is still what it was: same KEPT / DISCARDED paths, same certificates.
-    assert dumps[base["a"]] == base["dump_a"]
-    assert counts(store, base["a"]) == base["counts_a"]
+def test_a_run_killed_at_every_point_is_resumable_and_leaves_earlier_runs_unchanged(crashed, point):
+    backend, results = crashed
+    check_case(results, ("unwind", point))
+    record(f"kill points ({backend})", 1)
 
 
 @pytest.mark.parametrize("point", COPY_POINTS)
-def test_a_run_killed_between_copy_batches_is_resumable(base, killed, point, tmp_path, monkeypatch, capsys):
-    """Large runs load through COPY, one transaction per batch; a kill between two is undone."""
-    store, run = killed[("copy", point)]
-    assert run.returncode == -9, f"the run was not killed at {point!r}: exit {run.returncode}\n{run.stderr}"
-    record("kill points (COPY loads)", 1)
-    for key, value in COPY_ENV.items():
-        monkeypatch.setenv(key, value)
-    res = run_in_process(["runs", "--store", store, "--json"], tmp_path, monkeypatch, capsys)
-    status = {r["id"]: r["status"] for r in json.loads(res.stdout)}
-    assert status.pop(base["a"]) == "complete"
-    ((b_id, b_status),) = status.items()
-    assert b_status == "incomplete"
-    res = run_in_process(["run", "--resume", b_id, "--store", store, "--json"], tmp_path, monkeypatch, capsys)
-    assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["basis_size"] == B_BASIS
-    dumps = dump_runs(store, b_id, base["a"])
-    assert normalised(dumps[b_id], b_id) == base["reference"]
-    assert dumps[base["a"]] == base["dump_a"]
+def test_a_run_killed_between_copy_batches_is_resumable(crashed_copy, point):
+    """Large LadybugDB runs load through COPY, one transaction per batch; a kill between two is undone."""
+    check_case(crashed_copy, ("copy", point))
+    record("kill points (LadybugDB COPY loads)", 1)
 
 
 def test_run_ids_never_read_as_numbers(monkeypatch):
