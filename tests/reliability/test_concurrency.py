@@ -1,4 +1,5 @@
-"""Concurrency on one embedded store: one writer or any number of readers, never both.
+"""Concurrency. On one embedded store: one writer or any number of readers, never both. On one
+Neo4j server (at the end): four writers at once, all complete.
 
 A second writer fails at once with ``error: store is locked by PID N (STORE)`` (exit 3) or, with
 ``--wait SECONDS``, waits for the first and then completes. Readers (``runs``, ``query``) are not
@@ -184,3 +185,72 @@ def test_a_killed_writer_leaves_no_lock_behind(tmp_path):
 def test_wait_must_be_a_number_of_seconds(tmp_path, bad):
     res = cli("runs", "--store", tmp_path, "--wait", bad)
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "--wait" in res.stderr
+
+
+# -- Neo4j: the server isolates transactions; writers run side by side --------------------------
+def _drop_schema(server) -> None:
+    """Back to a database that has never been written by us: no constraints, no indexes (the
+    first writers then race to create them)."""
+    with server.driver() as driver:
+        for (name,) in driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name").records:
+            driver.execute_query(f"DROP CONSTRAINT `{name}`")
+        for (name,) in driver.execute_query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name").records:
+            driver.execute_query(f"DROP INDEX `{name}`")
+
+
+def _run_of(server, pid: int) -> str | None:
+    with server.driver() as driver:
+        records = driver.execute_query("MATCH (r:Run {pid: $pid, status: 'running'}) RETURN r.id AS id", pid=pid).records
+    return records[0]["id"] if records else None
+
+
+def test_four_writers_on_one_neo4j_at_once_all_complete(empty_neo4j, tmp_path):
+    """Four ``basispath run`` processes start together on a Neo4j database without our schema:
+    all four create it at once (before the fix two of them failed with
+    Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists), write their runs side by side and
+    complete with the right counts. Meanwhile ``runs`` shows a live writer (paused with SIGSTOP
+    in the middle of its run) as running, not incomplete: it is still connected."""
+    server = empty_neo4j
+    _drop_schema(server)
+    spec = tmp_path / "big.json"
+    spec.write_text(json.dumps(BIG))
+    s = ["--store", server.uri]
+    specs = [spec, EXAMPLES / "fig1b.json", EXAMPLES / "resnet-style.json", EXAMPLES / "densenet-style.json"]
+    procs = [start(["run", path, *s, "--json", "-q"], tmp_path) for path in specs]
+    big = procs[0]
+    stopped = False
+    try:
+        deadline = time.monotonic() + 120
+        while (big_id := _run_of(server, big.pid)) is None:
+            assert big.poll() is None, f"the big run ended before it was seen running: {big.communicate()}"
+            assert time.monotonic() < deadline, "the big run never showed up"
+            time.sleep(0.1)
+        os.kill(big.pid, signal.SIGSTOP)  # paused mid-run: alive and connected
+        stopped = True
+        listing = cli("runs", *s, "--json", check=0)
+        assert {r["id"]: r["status"] for r in json.loads(listing.stdout)}[big_id] == "running"
+    finally:
+        if stopped:
+            os.kill(big.pid, signal.SIGCONT)
+    results = [finish(p, timeout=300) for p in procs]
+    for path, res in zip(specs, results):
+        assert res.returncode == 0, f"{path.name}: exit {res.returncode}\n{res.stderr}"
+    outs = [json.loads(res.stdout) for res in results]
+    assert outs[0]["run_id"] == big_id
+    assert [o["basis_size"] for o in outs] == [o["m"] - o["H"] for o in outs]
+    assert all(o["certified"] for o in outs)
+    record("concurrent writers on one Neo4j", len(procs))
+
+    runs = {r["id"]: r["status"] for r in json.loads(cli("runs", *s, "--json", check=0).stdout)}
+    assert runs == {o["run_id"]: "complete" for o in outs}
+    with open_store(server.uri) as st:
+        for o in outs:
+            kept = st.query("MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b)", {"run": o["run_id"]})[1]
+            discarded = st.query("MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) RETURN count(b)", {"run": o["run_id"]})[1]
+            assert (kept, discarded) == ([[o["basis_size"]]], [[o["discarded"]]]), o["network"]
+        paths = st.query("MATCH (b:BasisPath) RETURN count(b)")[1]
+        assert paths == [[sum(o["basis_size"] + o["discarded"] for o in outs)]]
+        names = st.query("MATCH (n:Network) RETURN n.name ORDER BY n.name")[1]
+        assert names == [["concurrency"], ["densenet-style"], ["fig1b"], ["resnet-style"]]
+        constraints = st.query("SHOW CONSTRAINTS YIELD name RETURN count(*)")[1]
+        assert constraints == [[8]]  # the schema is there once
