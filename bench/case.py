@@ -1,7 +1,7 @@
 """One benchmark case, run in its own process by bench/run.py (so a slow or memory-hungry case
 cannot take the suite down: the parent kills it at its timeout).
 
-Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR] [--store-engine deah|deah-complete|skeleton]
+Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR | --store-uri URI] [--store-engine deah|deah-complete|skeleton]
 
 NAME is ``<family>-<depth>x<width>`` with family dense / deep (both DenseNet-style), resnet, mlp,
 unet (a preset of basispath_graph.presets). KIND is one of:
@@ -13,7 +13,9 @@ deah-complete solve(engine="deah-complete"): the same, plus repairs needed (must
 step1         DEAH Step 1 alone (run_step1 with its defaults)
 certify       exact certification (verify.certify) of the skeleton basis, timed alone
 store         execute_run (engine --store-engine, default deah) into a fresh embedded LadybugDB
-              store in --store-dir (must not exist)
+              store in --store-dir (must not exist), or into the Neo4j server at --store-uri
+              (bolt:// or neo4j://, credentials from NEO4J_USER / NEO4J_PASSWORD; the run stays
+              there, complete, like any ``basispath run``: its id is in the result)
 baseline      greedy exact elimination (IncrementalBasis) over the union of the substructure
               bases B_r (run_step1 + subroutine for every selected substructure)
 baseline-all  the same greedy elimination over ALL paths of the network (small networks only),
@@ -238,6 +240,7 @@ def _count(store, text: str, params: dict) -> int | None:
 
 
 def case_store(net, store_dir: str, engine: str) -> dict:
+    """``store_dir``: a folder for a fresh embedded store, or a Neo4j URI."""
     from basispath_graph.deah.step1_substructures import TooManySubstructures
     from basispath_graph.store import open_store
     from basispath_graph.store.runs import execute_run
@@ -309,6 +312,8 @@ def case_store(net, store_dir: str, engine: str) -> dict:
             "store_engine": engine,
             "raw_certified": r.raw_verdict.certified,
             "repairs_needed": r.repairs_needed,
+            "backend": store.backend,
+            "run_id": run_id,
         }
     finally:
         store.close()
@@ -441,6 +446,7 @@ def main() -> None:
     ap.add_argument("--net", required=True)
     ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "store", "baseline", "baseline-all"])
     ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
+    ap.add_argument("--store-uri", help="store: a Neo4j server (bolt:// or neo4j://) instead of --store-dir")
     ap.add_argument("--store-engine", default="deah", choices=["deah", "deah-complete", "skeleton"])
     args = ap.parse_args()
     net = parse_net(args.net)
@@ -457,9 +463,9 @@ def main() -> None:
         elif args.engine == "certify":
             out = case_certify(net)
         elif args.engine == "store":
-            if not args.store_dir:
-                raise SystemExit("--store-dir is required for --engine store")
-            out = case_store(net, args.store_dir, args.store_engine)
+            if not (args.store_dir or args.store_uri):
+                raise SystemExit("--store-dir or --store-uri is required for --engine store")
+            out = case_store(net, args.store_uri or args.store_dir, args.store_engine)
         elif args.engine == "baseline":
             out = case_baseline(net)
         else:
