@@ -1,4 +1,4 @@
-"""Neo4j backend hygiene without a server: credentials, TLS, retries and bounded failures.
+"""Neo4j backend hygiene: credentials, TLS, retries and bounded failures.
 
 - Credentials come only from NEO4J_USER / NEO4J_PASSWORD or an interactive prompt (no option
   of any command takes them; a URI with ``user:password@`` is refused), and the password never
@@ -12,6 +12,12 @@
 The real driver is used wherever it can run without a server: against a closed port, a TCP
 server that never answers, and a minimal Bolt 5.0 server (below) that refuses the login. Where a
 server's answers are needed (retries, what a run sends to the graph), a fake driver stands in.
+
+At the end, the same against real Neo4j 5.26 servers: a wrong password (and three in a row, the
+server's rate limit), a port where a server was, and a server killed (SIGKILL) while ``basispath
+run`` writes to it each give one line and exit code 3; after a real run the password is in no
+output, no driver log record, no property of any node or relationship of the graph, and in none
+of the server's files (logs, transaction logs, store files) of a server the tests started.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from __future__ import annotations
 import getpass
 import json
 import logging
+import os
+import signal
 import socket
 import struct
 import threading
@@ -40,7 +48,8 @@ from neo4j.exceptions import (
 from basispath_graph.cli.main import app
 from basispath_graph.store import neo4j_store
 
-from ..cli_runner import run_in_process
+from ..cli_runner import cli as cli_in_subprocess, finish, run_in_process, start
+from ..neo4j_support import neo4j_local, unavailable
 from .counts import record
 
 EXAMPLES = Path("/work/shared/examples")
@@ -643,3 +652,112 @@ def test_read_access_mode_refusals_map_to_the_write_message(basispath, fake_driv
     r = basispath("query", "--store", "bolt://db.example:7687", "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row")
     assert r.stderr == "error: the query reads files or URLs (LOAD CSV); add --write to allow it\n"
     assert FakeDriver.instances[-1].calls == []  # refused before anything reached the server
+
+
+# == real servers ==============================================================================
+def _secret_files(home: Path, secrets: list[str], exclude=("password", "env")) -> list[str]:
+    """Files under a local server's HOME (logs, data, transaction logs) that hold any of SECRETS;
+    HOME/password and HOME/env are where tools/neo4j_local.py keeps it on purpose."""
+    needles = [x.encode() for x in secrets]
+    found = []
+    for path in sorted(home.rglob("*")):
+        if path.is_file() and path.relative_to(home).as_posix() not in exclude:
+            data = path.read_bytes()
+            found += [f"{path.relative_to(home)}" for n in needles if n in data]
+    return found
+
+
+def test_real_server_wrong_password_is_one_line_exit_3(basispath, neo4j_server, driver_logs):
+    wrong = {"NEO4J_USER": neo4j_server.user, "NEO4J_PASSWORD": "wrong-" + PASSWORD}
+    refused = f"error: Neo4j at {neo4j_server.uri} refused the credentials from NEO4J_USER / NEO4J_PASSWORD"
+    r = basispath("runs", "--store", neo4j_server.uri, env=wrong)
+    assert_one_line_failure(r, 3)
+    assert r.stderr == refused + "\n" and r.elapsed < BOUND_S
+    # Two more wrong ones, then the server's rate limit (3 in a row) answers: still one line.
+    for _ in range(2):
+        basispath("runs", "--store", neo4j_server.uri, env=wrong)
+    r = basispath("query", "--store", neo4j_server.uri, "RETURN 1", env=wrong)
+    assert_one_line_failure(r, 3)
+    assert r.stderr == refused + ": too many failed attempts, the server refuses this user for a few seconds\n"
+    logged = "\n".join(driver_logs.lines)
+    assert "wrong-" + PASSWORD not in logged and neo4j_server.password not in logged
+    # The right password gets in again once the lock is over (5 s by default).
+    deadline = time.monotonic() + 15
+    while (ok := basispath("runs", "--store", neo4j_server.uri, "--json", env=neo4j_server.env())).returncode != 0:
+        assert time.monotonic() < deadline, ok.stderr
+        time.sleep(1)
+    record("neo4j hygiene: real server refusals", 4)
+
+
+def test_real_run_leaves_the_password_nowhere(basispath, empty_neo4j, driver_logs):
+    server = empty_neo4j
+    r = basispath("run", str(EXAMPLES / "fig1b.json"), "--store", server.uri, "--json", env=server.env())
+    assert r.returncode == 0, r.stderr
+    q = basispath("query", "--store", server.uri, "--json", "MATCH (n:Network) RETURN n.name AS name", env=server.env())
+    assert json.loads(q.stdout) == [{"name": "fig1b"}]
+    with server.driver() as driver:
+        nodes = driver.execute_query("MATCH (n) RETURN labels(n) AS l, properties(n) AS p").records
+        rels = driver.execute_query("MATCH ()-[e]->() RETURN type(e) AS t, properties(e) AS p").records
+    assert len(nodes) > 40 and len(rels) > 80
+    graph = json.dumps([[r["l"], r["p"]] for r in nodes] + [[r["t"], r["p"]] for r in rels], default=str)
+    assert server.password not in graph and f"{server.user}:" not in graph
+    for out in (r, q):
+        assert server.password not in out.stdout + out.stderr
+    logged = "\n".join(driver_logs.lines)
+    assert "HELLO" in logged or "LOGON" in logged  # the DEBUG log was captured...
+    assert server.password not in logged  # ...and never holds the password
+    if server.home is not None:  # a server the tests started: its logs, data and transaction logs
+        assert _secret_files(server.home, [server.password]) == []
+    record("neo4j hygiene: graph properties checked for the password", len(nodes) + len(rels))
+
+
+BIG_RUN = {"name": "hygiene-big", "widths": [4, 16, 16, 16, 16, 4], "skips": [[0, 2], [2, 4], [1, 3], [3, 5]]}
+LOST = ("still failing after", "cannot reach Neo4j at", "lost Neo4j at", "cannot get a connection to Neo4j at")
+
+
+def test_a_server_killed_mid_run_gives_one_line_and_exit_3(tmp_path):
+    """A throwaway server of our own, SIGKILLed while ``basispath run`` writes a bigger network:
+    one line, exit 3, within the retry bound; then its port is closed: one line, exit 3. The
+    password is in none of the server's files (logs included)."""
+    home = tmp_path / "neo4j"
+    try:
+        server = neo4j_local.start(home=home, port=None, jars=neo4j_local.default_home(), quiet=True)
+    except neo4j_local.Neo4jLocalError as exc:
+        unavailable(f"no throwaway local Neo4j: {exc}")
+    env = {"NEO4J_USER": server.user, "NEO4J_PASSWORD": server.password}
+    spec = tmp_path / "big.json"
+    spec.write_text(json.dumps(BIG_RUN))
+    try:
+        run = start(["run", spec, "--store", server.uri, "-q"], tmp_path, env)
+        driver = neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password))
+        try:
+            deadline = time.monotonic() + 120
+            while True:  # until the run writes its paths
+                stages = driver.execute_query("MATCH (r:Run) RETURN r.stage AS stage").records
+                if stages and stages[0]["stage"] in ("basis paths", "discards", "certificates"):
+                    break
+                assert run.poll() is None, f"the run ended before its server was killed: {run.communicate()}"
+                assert time.monotonic() < deadline, f"the run never reached its writes: {stages}"
+                time.sleep(0.1)
+        finally:
+            driver.close()
+        os.kill(server.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        res = finish(run, timeout=60)
+        took = time.monotonic() - killed_at
+    finally:
+        neo4j_local.stop(home, quiet=True)  # the pid file's owner is gone: a no-op but for the files
+        if neo4j_local._alive(server.pid):
+            os.kill(server.pid, signal.SIGKILL)
+    assert res.returncode == 3, (res.returncode, res.stderr)
+    assert res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, res.stderr
+    assert any(f in res.stderr for f in LOST) and server.uri in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+    assert took < BOUND_S, took
+    assert server.password not in res.stdout + res.stderr
+    # The port where the server was: closed now.
+    closed = cli_in_subprocess("runs", "--store", server.uri, env=env)
+    assert (closed.returncode, closed.stderr) == (3, f"error: cannot reach Neo4j at {server.uri}: ServiceUnavailable\n")
+    assert server.password not in closed.stdout + closed.stderr
+    assert list(home.glob("dbms/logs/*.log")) and _secret_files(home, [server.password]) == []
+    record("neo4j hygiene: real server refusals", 2)
