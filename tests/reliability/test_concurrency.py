@@ -209,7 +209,8 @@ def test_four_writers_on_one_neo4j_at_once_all_complete(empty_neo4j, tmp_path):
     all four create it at once (before the fix two of them failed with
     Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists), write their runs side by side and
     complete with the right counts. Meanwhile ``runs`` shows a live writer (paused with SIGSTOP
-    in the middle of its run) as running, not incomplete: it is still connected."""
+    in the middle of its run) as running, not incomplete (it is still connected), and
+    ``--resume`` of it is refused."""
     server = empty_neo4j
     _drop_schema(server)
     spec = tmp_path / "big.json"
@@ -229,6 +230,10 @@ def test_four_writers_on_one_neo4j_at_once_all_complete(empty_neo4j, tmp_path):
         stopped = True
         listing = cli("runs", *s, "--json", check=0)
         assert {r["id"]: r["status"] for r in json.loads(listing.stdout)}[big_id] == "running"
+        # ... and cannot be resumed from under its writer (that would delete its artifacts).
+        refused = cli("run", "--resume", big_id, *s, "--json")
+        assert (refused.returncode, refused.stdout) == (2, ""), refused
+        assert refused.stderr == f"error: run {big_id} is still being written by PID {big.pid} (connected to the server); resume it once that process has ended\n"
     finally:
         if stopped:
             os.kill(big.pid, signal.SIGCONT)
