@@ -32,7 +32,9 @@ def plain_node(node: dict) -> tuple[str, dict]:
     if label == "BasisPath" and isinstance(props.get("id"), str):
         # LadybugDB gives ``MATCH (n)`` one column per property name over all node tables, so
         # BasisPath.id (INT64) comes back as text next to Run.id (STRING), and some values come
-        # back as '' (seen with LadybugDB 0.22). The uid "<run>:<id>" carries the same integer.
+        # back as '' (seen with LadybugDB 0.22; ``MATCH (:Run {id: $run})-[:DISCARDED]->(b)
+        # RETURN b.id`` with b unlabelled even repeats one row's id in the next row, while
+        # ``b.uid`` and ``RETURN b`` are right). The uid "<run>:<id>" carries the same integer.
         props["id"] = int(props["uid"].rsplit(":", 1)[1])
     return label, props
 
