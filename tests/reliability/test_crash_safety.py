@@ -23,9 +23,12 @@ all started together by a fixture, then one ``runs`` per store, then every resum
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,7 +38,7 @@ from basispath_graph.store import runs as runs_module
 from basispath_graph.store.ladybug_store import BATCH_ENV
 from basispath_graph.store.runs import KILL_ENV, KILL_POINTS, new_run_id
 
-from ..cli_runner import MAX_PARALLEL, finish, run_many, start
+from ..cli_runner import DROPPED, MAX_PARALLEL, finish, run_many, start
 from .counts import record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,6 +148,22 @@ def _statuses(res: subprocess.CompletedProcess) -> dict[str, str]:
     return {r["id"]: r["status"] for r in json.loads(res.stdout)}
 
 
+def listed(store, cwd: Path) -> dict[str, str]:
+    """What ``basispath runs --store STORE --json`` says (id -> status), run by the CLI's
+    ``main()`` in this process: a new interpreter per store would cost more than the listing."""
+    from basispath_graph.cli import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        for key in DROPPED:
+            mp.delenv(key, raising=False)
+        mp.chdir(cwd)
+        mp.setattr(sys, "argv", ["basispath", "runs", "--store", str(store), "--json"])
+        with pytest.raises(SystemExit) as info:
+            cli_main.main()
+    return _statuses(subprocess.CompletedProcess([], info.value.code, out.getvalue(), err.getvalue()))
+
+
 # -- fixtures ---------------------------------------------------------------------------------
 def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=None) -> dict:
     """Run A, then run B killed at each case's point, then ``runs``, then every resume.
@@ -178,7 +197,7 @@ def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=Non
         for k in range(len(cases)):
             stores.append(root / f"store{k}")
             shutil.copytree(base, stores[-1])
-    before = set(_statuses(run_many([(["runs", "--store", base, "--json"], root, None)])[0]))
+    before = set(listed(base, root))
     parallel = NEO4J_PARALLEL if neo4j else MAX_PARALLEL
     jobs = [
         (["run", SPEC_B, "--store", store, "-q"], root, {KILL_ENV: point, BATCH_ENV: BATCH_ROWS, **(COPY_ENV if mode == "copy" else {})})
@@ -186,10 +205,7 @@ def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=Non
     ]
     killed = _run_all(jobs, parallel)
     # Which run each killed process left behind, and what `runs` says now (no writer alive).
-    listings = run_many([(["runs", "--store", store, "--json"], root, None) for store in sorted(set(map(str, stores)))])
-    status_after_kill = {}
-    for store, listing in zip(sorted(set(map(str, stores))), listings):
-        status_after_kill[store] = _statuses(listing)
+    status_after_kill = {store: listed(store, root) for store in sorted(set(map(str, stores)))}
     graph_after_kill = {store: whole_graph(store) for store in status_after_kill}
     b_ids = []
     for (mode, point), store, proc in zip(cases, stores, killed):
