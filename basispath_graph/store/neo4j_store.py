@@ -11,8 +11,9 @@ retryable, ``ServiceUnavailable``, ``SessionExpired``) with exponential backoff,
 MAX_ATTEMPTS times and never starting an attempt more than RETRY_TIME_S after the first; then
 ``StoreUnavailable``. A connection lost during COMMIT (``IncompleteCommit``) is not retried: the
 outcome is unknown. User queries run in READ access mode unless the store is opened for writing,
-so the server refuses writes; ``query_guard.check_read_only`` refuses LOAD CSV (a read clause that
-reads the server's files and URLs).
+so the server refuses writes (``Neo.ClientError.Statement.AccessMode``, see ``_read_mode_refusal``);
+``query_guard.check_read_only`` refuses what READ mode lets through: LOAD CSV (the server's files
+and URLs), TERMINATE TRANSACTIONS and dbms.killConnection(s) (other clients' work).
 """
 
 from __future__ import annotations
