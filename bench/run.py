@@ -524,11 +524,11 @@ def server_text(rec: dict) -> str:
     text = f"; local Neo4j over Bolt, heap {sv['heap']} (-Xms = -Xmx), page cache {sv['pagecache_mb']} MB"
     if "vmhwm_mb" in sv:
         text += f": server peak RSS {fmb(sv['vmhwm_mb'])}"
-    if "cpu_s" in sv:
-        text += f"; CPU during the case: server {sv['cpu_s']:.0f} s, case process {rec.get('cpu_s', 0):.0f} s (wall {rec['wall_s']:.0f} s)"
     if "heap_used_mb" in sv:
         text += (f", heap in use at the end {fmb(sv['heap_used_mb'])} (old gen {fmb(sv['old_gen_used_mb'])}),"
                  f" GC {sv['gc_s']:.1f} s ({sv['young_gcs']} young, {sv['full_gcs']} full)")
+    if "cpu_s" in sv:
+        text += f"; CPU during the case: server {sv['cpu_s']:.0f} s, case process {rec.get('cpu_s', 0):.0f} s (wall {rec['wall_s']:.0f} s)"
     return text
 
 
@@ -596,6 +596,7 @@ def details(rec: dict) -> str:
             f" relationships = {fn(r['rows_written'])} rows: {frate(r['rows_per_s'], 'rows')} during persist"
             + (f"; {fn(r['repairs_needed'])} repairs needed" if store_engine(rec) == "deah-complete" else "")
             + server_text(rec)
+            + (f" [{rec['measured_separately']}]" if rec.get("measured_separately") else "")
         )
     if kind == "baseline":
         return (
