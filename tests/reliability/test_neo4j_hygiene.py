@@ -715,6 +715,7 @@ BIG_RUN = {"name": "hygiene-big", "widths": [4, 16, 16, 16, 16, 4], "skips": [[0
 LOST = ("still failing after", "cannot reach Neo4j at", "lost Neo4j at", "cannot get a connection to Neo4j at")
 
 
+@pytest.mark.neo4j
 def test_a_server_killed_mid_run_gives_one_line_and_exit_3(tmp_path):
     """A throwaway server of our own, SIGKILLed while ``basispath run`` writes a bigger network:
     one line, exit 3, within the retry bound; then its port is closed: one line, exit 3. The
