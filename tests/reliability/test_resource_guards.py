@@ -70,8 +70,8 @@ def test_a_bad_time_limit_is_one_line(value, shown):
     assert r.stderr == f"error: {shown}\n"
 
 
-def test_a_run_over_the_time_estimate_leaves_no_trace(dense_spec, tmp_path):
-    store = str(tmp_path / "store")
+def test_a_run_over_the_time_estimate_leaves_no_trace(dense_spec, store_uri):
+    store = str(store_uri)
     first = json.loads(cli("run", EXAMPLES / "fig1b.json", "--store", store, "--json", check=0).stdout)
     r = cli("run", dense_spec, "--store", store, "--max-seconds", "10", check=2)
     assert "would take about 135 s" in r.stderr
