@@ -192,14 +192,12 @@ def rss_now_mb(pid: int) -> float | None:
 
 
 def _neo4j_local():
-    """tools/neo4j_local.py (standard library only), imported by path."""
-    import importlib.util
+    """tools/neo4j_local.py (standard library only; a script, not part of the package)."""
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.append(str(ROOT / "tools"))
+    import neo4j_local
 
-    spec = importlib.util.spec_from_file_location("neo4j_local", ROOT / "tools" / "neo4j_local.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("neo4j_local", module)
-    spec.loader.exec_module(module)
-    return module
+    return neo4j_local
 
 
 class Neo4jForCase:

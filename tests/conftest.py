@@ -16,6 +16,9 @@ import pytest
 from .neo4j_support import Neo4jServer, neo4j_server as _neo4j_server, required
 
 BACKENDS = ("ladybug", "neo4j")
+#: ``params`` for a module-scoped fixture over both backends; the Neo4j case carries the neo4j
+#: marker like ``store_uri``'s.
+BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,16 @@ def empty_neo4j(neo4j_server) -> Neo4jServer:
     """The session's Neo4j server with no nodes in it."""
     neo4j_server.wipe()
     return neo4j_server
+
+
+def module_store(request, tmp_path_factory, name: str = "store") -> str:
+    """The store URI of a module-scoped fixture parametrised with BACKEND_PARAMS: a new folder,
+    or the session's Neo4j emptied first (pytest runs the module's tests grouped by backend)."""
+    if request.param == "ladybug":
+        return str(tmp_path_factory.mktemp(name) / "store")
+    server = request.getfixturevalue("neo4j_server")
+    server.wipe()
+    return server.uri
 
 
 @pytest.fixture(params=BACKENDS)

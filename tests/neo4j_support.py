@@ -15,7 +15,6 @@ If none works the Neo4j tests skip with the reason, unless ``BASISPATH_REQUIRE_N
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from contextlib import contextmanager
@@ -28,15 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 REQUIRE_ENV = "BASISPATH_REQUIRE_NEO4J"
 
 
-def _load_neo4j_local():
-    spec = importlib.util.spec_from_file_location("neo4j_local", ROOT / "tools" / "neo4j_local.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("neo4j_local", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-neo4j_local = _load_neo4j_local()
+if str(ROOT / "tools") not in sys.path:  # tools/neo4j_local.py: a script, not part of the package
+    sys.path.append(str(ROOT / "tools"))
+import neo4j_local  # noqa: E402
 
 
 @dataclass(frozen=True)

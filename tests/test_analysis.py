@@ -13,10 +13,9 @@ from basispath_graph.store import open_store
 
 from .certificates import sums_to
 from .cli_runner import cli
-from .conftest import BACKENDS
+from .conftest import BACKEND_PARAMS, module_store
 
 # Module-scoped stores per backend; the Neo4j one carries the neo4j marker like store_uri's.
-BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -27,12 +26,7 @@ def stored(request, tmp_path_factory):
     """Two runs stored once per backend; the tests below only read them. (The Neo4j store is
     the session's server, emptied first; a test emptying it in between would fail the readers
     loudly, and pytest runs this module's tests grouped by backend.)"""
-    if request.param == "ladybug":
-        store = str(tmp_path_factory.mktemp("why") / "store")
-    else:
-        server = request.getfixturevalue("neo4j_server")
-        server.wipe()
-        store = server.uri
+    store = module_store(request, tmp_path_factory, "why")
     runs = {}
     for name in ("densenet-style", "resnet-style"):
         out = cli("run", str(EXAMPLES / f"{name}.json"), "--store", store, "--json", check=0)

@@ -23,10 +23,9 @@ from basispath_graph.show.palette import colours
 from basispath_graph.store import open_store
 
 from .cli_runner import run_many
-from .conftest import BACKENDS
+from .conftest import BACKEND_PARAMS, module_store
 
 # Module-scoped stores per backend; the Neo4j one carries the neo4j marker like store_uri's.
-BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "densenet-style.json"
@@ -54,12 +53,7 @@ def _rows(result: subprocess.CompletedProcess) -> list[dict]:
 @pytest.fixture(scope="module", params=BACKEND_PARAMS)
 def shown(request, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("show")
-    if request.param == "ladybug":
-        store = root / "store"
-    else:  # the session's server, emptied first; these tests only read it
-        server = request.getfixturevalue("neo4j_server")
-        server.wipe()
-        store = server.uri
+    store = module_store(request, tmp_path_factory, "show-store")  # these tests only read it
     run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--json"], root)})["run"])
     with open_store(str(store)) as s:  # read-only: the CLI calls below read the store too
         _, rows = s.query(

@@ -25,10 +25,9 @@ from basispath_graph.store.relations import StoreRelations
 from basispath_graph.store.runs import execute_run
 
 from .cli_runner import cli, run_many, show
-from .conftest import BACKENDS
+from .conftest import BACKEND_PARAMS, module_store
 
 # Module-scoped stores per backend; the Neo4j one carries the neo4j marker like store_uri's.
-BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 from .strategies import networks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,12 +39,7 @@ def shared_store(request, tmp_path_factory):
     """One store per backend for every example of a module's hypothesis tests (each example
     writes under its own run id; another test emptying the Neo4j database in between does not
     matter). Neo4j keeps the same number of examples: its 25 take about 2 s (measured)."""
-    if request.param == "ladybug":
-        uri = str(tmp_path_factory.mktemp("lb") / "store")
-    else:
-        server = request.getfixturevalue("neo4j_server")
-        server.wipe()
-        uri = server.uri
+    uri = module_store(request, tmp_path_factory, "lb")
     store = open_store(uri, write=True)
     yield store
     store.close()

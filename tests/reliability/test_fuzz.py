@@ -48,7 +48,7 @@ from basispath_graph.store import open_store
 from basispath_graph.verify import parse_path
 
 from ..cli_runner import cli, cli_env, command, run_in_process, show
-from ..conftest import BACKENDS
+from ..conftest import BACKEND_PARAMS, module_store
 from .counts import record
 
 REPO = Path(__file__).resolve().parents[2]
@@ -550,19 +550,13 @@ def test_basis_files_with_giant_or_deep_values(invoke, tmp_path, text):
 # A stored run for why / query / argv (one per module and backend, made by the real CLI)
 
 # The Neo4j store carries the neo4j marker like conftest's store_uri.
-BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
 
 @pytest.fixture(scope="module", params=BACKEND_PARAMS)
 def stored(request, tmp_path_factory):
     """(store, run id, kept path text, discarded path text) of a fig1b deah run, on each backend
     (the Neo4j one: the session's server, emptied first; these tests only read it)."""
-    if request.param == "ladybug":
-        store = tmp_path_factory.mktemp("store") / "store"
-    else:
-        server = request.getfixturevalue("neo4j_server")
-        server.wipe()
-        store = server.uri
+    store = module_store(request, tmp_path_factory, "store")
     out = cli("run", FIG1B, "--store", store, "--json", "-q", check=0)
     run_id = json.loads(out.stdout)["run_id"]
     s = open_store(str(store), write=False)
