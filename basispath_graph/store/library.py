@@ -10,21 +10,35 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 __all__ = ["QueryLibrary", "cypher_dir"]
 
 
 def cypher_dir() -> Path:
-    """The query folder: $BASISPATH_CYPHER_DIR, the repo's top-level cypher/, or the packaged copy."""
+    """The query folder: $BASISPATH_CYPHER_DIR, the installed package's copy, or the checkout's.
+
+    A wheel or sdist install carries the library as ``basispath_graph/cypher`` (setup.py copies the
+    top-level cypher/ in at build time; there is no committed copy in the package). An editable
+    install or a bare checkout has no such copy and reads the repo's top-level ``cypher/``.
+    """
     env = os.environ.get("BASISPATH_CYPHER_DIR")
     if env:
         return Path(env)
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[2] / "cypher", here.parents[1] / "cypher"):
+    candidates = []
+    packaged = resources.files("basispath_graph") / "cypher"
+    if isinstance(packaged, Path):  # an unpacked install; a zip import could not be read as files
+        candidates.append(packaged)
+    candidates.append(Path(__file__).resolve().parents[2] / "cypher")  # checkout / editable install
+    for candidate in candidates:
         if (candidate / "queries").is_dir():
             return candidate
-    raise FileNotFoundError("cypher/ query library not found; set BASISPATH_CYPHER_DIR")
+    raise FileNotFoundError(
+        "cypher/ query library not found (looked in "
+        + ", ".join(str(c) for c in candidates)
+        + "); reinstall basispath-graph or set BASISPATH_CYPHER_DIR"
+    )
 
 
 def split_statements(text: str) -> list[str]:
