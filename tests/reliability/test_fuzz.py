@@ -556,7 +556,10 @@ def test_basis_files_with_giant_or_deep_values(invoke, tmp_path, text):
 def stored(request, tmp_path_factory):
     """(store, run id, kept path text, discarded path text) of a fig1b deah run, on each backend
     (the Neo4j one: the session's server, emptied first; these tests only read it)."""
-    store = module_store(request, tmp_path_factory, "store")
+    return store_fig1b(module_store(request, tmp_path_factory, "store"))
+
+
+def store_fig1b(store: str) -> tuple[str, str, str, str]:
     out = cli("run", FIG1B, "--store", store, "--json", "-q", check=0)
     run_id = json.loads(out.stdout)["run_id"]
     s = open_store(str(store), write=False)
@@ -758,11 +761,12 @@ ALL_OPTIONS = sorted({o for _, opts in COMMANDS for o, _ in opts})
 
 
 @pytest.fixture(scope="module")
-def argv_world(stored, tmp_path_factory):
-    """Files and a store copy the random argv may name (writes go to the copy, never the run)."""
+def argv_world(tmp_path_factory):
+    """Files and a LadybugDB store the random argv may name. (Random argv is about the command
+    line, not the backend; on the shared Neo4j its writes would reach other tests' data.)"""
     root = tmp_path_factory.mktemp("argv")
     store = root / "store-copy"
-    shutil.copytree(stored[0], store)
+    stored = store_fig1b(str(store))
     shutil.copy(FIG1B, root / "fig1b.json")  # a copy: --export/--output may overwrite what they are given
     (root / "bad.json").write_text('{"widths": [2, 0]}')
     (root / "basis.json").write_text("[]")
