@@ -1,8 +1,9 @@
-"""Store commands: ``run``, ``query``, ``ingest``, ``runs``."""
+"""Store commands: ``run``, ``query``, ``ingest``, ``runs``, ``delete``."""
 
 from __future__ import annotations
 
 import json
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import List, Optional
@@ -170,6 +171,23 @@ def _param_problem(value) -> str | None:
     return None
 
 
+def _missing_params(cypher: str, params: dict) -> list[str]:
+    """The $parameters the query uses that --param did not give, in order of first use.
+
+    Both stores read a missing parameter as null (LadybugDB) or refuse it in an unreadable way,
+    and a null matches nothing: the query would print 0 rows instead of saying what is wrong.
+    The query guard's lexer finds them, so '$x' in a string, a comment or a `quoted name` is
+    not a parameter."""
+    from ..store.query_guard import statements
+
+    missing: list[str] = []
+    for tokens in statements(cypher):
+        for tok in tokens:
+            if tok.kind == "param" and tok.text and tok.text not in params and tok.text not in missing:
+                missing.append(tok.text)
+    return missing
+
+
 def _jsonable(value):
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items() if k not in ("_ID",)}
@@ -197,6 +215,12 @@ def query_command(
         basispath query --json --param run=3fa2c1d0 "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n"
     """
     params = dict(_parse_param(p) for p in param)
+    missing = _missing_params(cypher, params)
+    if missing:
+        names = ", ".join(f"${name}" for name in missing)
+        hint = " ".join(f"--param {name}=VALUE" for name in missing)
+        verb = "was" if len(missing) == 1 else "were"
+        raise fail(f"query parameter{'s' if len(missing) > 1 else ''} {names} {verb} not given (use {hint})")
     with open_for_cli(store, write=write, wait=wait) as s:
         try:
             cols, rows = s.query(cypher, params)
@@ -303,3 +327,46 @@ def runs_command(
     for r in rows:
         table.add_row(*(escape(str(r[k])) if r[k] is not None else "" for k in keys))
     _console().print(table)
+
+
+def delete_command(
+    run_id: str = typer.Argument(..., help="Run id (see 'basispath runs')."),
+    store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask; needed when stdin is not a terminal."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
+) -> None:
+    """Delete one run and every artifact it owns (paths, discards, chains, substructures).
+
+    Other runs are untouched, and so is the run's network (other runs and 'ingest' use it).
+    Asks first unless --yes; a run still being written is refused (exit code 3).
+
+    Example:
+
+        basispath delete 3fa2c1d0 --store ./basispath-store --yes
+    """
+    with open_for_cli(store, write=True, wait=wait) as s:  # LadybugDB: no run is being written now
+        try:
+            rows = s.run("get_run", id=run_id)
+            if not rows:
+                raise fail(f"no run {run_id!r} in this store (see 'basispath runs')")
+            status = rows[0]["status"]
+            if status == "running" and s.backend == "neo4j":
+                # As for --resume: a run whose process is still connected is being written.
+                live = s.live_pids()
+                pid = next((x["pid"] for x in s.run("list_runs") if x["id"] == run_id), None)
+                if live is not None and pid in live:
+                    raise fail(
+                        f"run {run_id} is still being written by PID {pid} (connected to the server); "
+                        "delete it once that process has ended",
+                        EXIT_STORE_UNAVAILABLE,
+                    )
+            if not yes:
+                if not sys.stdin.isatty():
+                    raise fail(f"not deleting run {run_id} without confirmation: stdin is not a terminal, pass --yes")
+                if not typer.confirm(f"delete run {run_id} ({status}) and all its artifacts?", default=False, err=True):
+                    print(f"run {run_id} kept", file=sys.stderr)
+                    return
+            s.run("delete_run_completely", id=run_id)
+        except StoreError as exc:
+            raise store_failure(exc) from None
+    print(f"deleted run {run_id}")
