@@ -279,7 +279,7 @@ RUN_WRITES = {
     "complete_run",
 }
 #: Bookkeeping a successful run does not reach: run below in the same order on both backends.
-OTHER_WRITES = {"mark_stale_runs", "restart_run", "delete_run_artifacts", "delete_run"}
+OTHER_WRITES = {"mark_stale_runs", "restart_run", "mark_run_deleting", "delete_run_artifacts", "delete_run"}
 
 
 def test_every_query_file_is_classified():
@@ -367,6 +367,7 @@ def test_bookkeeping_writes_have_the_same_effect(neo4j_server, tmp_path):
         ("set_run_stage", lambda rid: {"id": rid, "stage": "discards"}),
         ("restart_run", lambda rid: {"id": rid, "started": "2026-01-01T00:00:00+00:00", "pid": 1}),
         ("mark_stale_runs", lambda rid: {}),
+        ("mark_run_deleting", lambda rid: {"id": rid}),
         ("delete_run_artifacts", lambda rid: {"run": rid}),
         ("delete_run", lambda rid: {"id": rid}),
     ]

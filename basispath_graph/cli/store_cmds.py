@@ -366,7 +366,8 @@ def delete_command(
                 if not typer.confirm(f"delete run {run_id} ({status}) and all its artifacts?", default=False, err=True):
                     print(f"run {run_id} kept", file=sys.stderr)
                     return
-            s.run("delete_run_completely", id=run_id)
+            for query, params in (("mark_run_deleting", {"id": run_id}), ("delete_run_artifacts", {"run": run_id}), ("delete_run", {"id": run_id})):
+                s.run(query, **params)
         except StoreError as exc:
             raise store_failure(exc) from None
     print(f"deleted run {run_id}")
