@@ -19,7 +19,7 @@ from ..solve import ENGINES
 from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
 from ..store.base import StoreLocked, WriteRefused
-from ..store.runs import execute_run, ingest_network, load_run_for_resume, mark_stale_runs
+from ..store.runs import execute_run, ingest_network, live_writer_pid, load_run_for_resume, mark_stale_runs
 from .common import EXIT_BAD_INPUT, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
 from .progress import StageProgress
 
@@ -350,16 +350,13 @@ def delete_command(
             if not rows:
                 raise fail(f"no run {run_id!r} in this store (see 'basispath runs')")
             status = rows[0]["status"]
-            if status == "running" and s.backend == "neo4j":
-                # As for --resume: a run whose process is still connected is being written.
-                live = s.live_pids()
-                pid = next((x["pid"] for x in s.run("list_runs") if x["id"] == run_id), None)
-                if live is not None and pid in live:
-                    raise fail(
-                        f"run {run_id} is still being written by PID {pid} (connected to the server); "
-                        "delete it once that process has ended",
-                        EXIT_STORE_UNAVAILABLE,
-                    )
+            pid = live_writer_pid(s, run_id, status)
+            if pid is not None:
+                raise fail(
+                    f"run {run_id} is still being written by PID {pid} (connected to the server); "
+                    "delete it once that process has ended",
+                    EXIT_STORE_UNAVAILABLE,
+                )
             if not yes:
                 if not sys.stdin.isatty():
                     raise fail(f"not deleting run {run_id} without confirmation: stdin is not a terminal, pass --yes")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "open_store", "resolve_store_uri", "DEFAULT_STORE"]
+__all__ = ["BATCH_ENV", "env_rows", "Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "open_store", "resolve_store_uri", "DEFAULT_STORE"]
 
 DEFAULT_STORE = "./basispath-store"
+BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction, both backends
 NEO4J_SCHEMES = ("neo4j://", "neo4j+s://", "neo4j+ssc://", "bolt://", "bolt+s://", "bolt+ssc://")
 
 
@@ -84,6 +85,20 @@ class Ragged:
     def tolist(self) -> list[list[int]]:
         v, o = self.values.tolist(), self.offsets.tolist()
         return [v[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+
+def env_rows(name: str, default: int) -> int:
+    """A row count from the environment variable NAME (whole number >= 1), else DEFAULT."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}") from None
+    if value < 1:
+        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}")
+    return value
 
 
 def python_columns(columns: dict) -> dict[str, list]:

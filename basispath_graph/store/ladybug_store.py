@@ -23,7 +23,7 @@ import re
 import time
 from pathlib import Path
 
-from .base import Ragged, Store, StoreError, StoreLocked, WriteRefused, python_columns
+from .base import BATCH_ENV, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
 from .library import QueryLibrary
 
 __all__ = ["LadybugStore", "DB_FILE", "LOCK_FILE", "BATCH_ENV"]
@@ -35,22 +35,8 @@ UNWIND_BATCH = 5000
 # COPY costs ~0.2 s however few rows it loads (measured); small loads go through UNWIND.
 COPY_THRESHOLD = 20000
 COPY_BATCH = 1_000_000
-BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction (both UNWIND and COPY)
 COPY_THRESHOLD_ENV = "BASISPATH_COPY_THRESHOLD"  # tests: force the COPY path for small loads
 WAIT_POLL = 0.2  # seconds between attempts to get the lock under --wait
-
-
-def _env_rows(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}") from None
-    if value < 1:
-        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}")
-    return value
 
 
 class _FolderLock:
@@ -244,10 +230,10 @@ class LadybugStore(Store):
         n = len(next(iter(columns.values()))) if columns else 0
         if n == 0:
             return
-        statements = self.lib.statements(name, shared_only=n < _env_rows(COPY_THRESHOLD_ENV, COPY_THRESHOLD))
+        statements = self.lib.statements(name, shared_only=n < env_rows(COPY_THRESHOLD_ENV, COPY_THRESHOLD))
         if statements[0].upper().startswith("COPY"):
             table = _arrow_table(columns)
-            batch = _env_rows(BATCH_ENV, COPY_BATCH)
+            batch = env_rows(BATCH_ENV, COPY_BATCH)
             for start in range(0, n, batch):
                 chunk = table.slice(start, batch)
                 self._execute(statements[0], {"rows": chunk})
@@ -256,7 +242,7 @@ class LadybugStore(Store):
             return
         columns = python_columns(columns)
         keys = list(columns)
-        batch = _env_rows(BATCH_ENV, UNWIND_BATCH)
+        batch = env_rows(BATCH_ENV, UNWIND_BATCH)
         for start in range(0, n, batch):
             rows = [dict(zip(keys, vals)) for vals in zip(*(columns[k][start : start + batch] for k in keys))]
             for statement in statements:

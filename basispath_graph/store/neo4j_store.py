@@ -24,8 +24,7 @@ import os
 import sys
 import time
 
-from .base import Ragged, Store, StoreError, StoreUnavailable, WriteRefused
-from .ladybug_store import BATCH_ENV, _env_rows
+from .base import BATCH_ENV, Ragged, Store, StoreError, StoreUnavailable, WriteRefused, env_rows
 from .library import QueryLibrary
 
 __all__ = ["Neo4jStore", "neo4j_credentials"]
@@ -240,7 +239,7 @@ class Neo4jStore(Store):
             return
         statements = self.lib.statements(name)
         as_rows = any("$rows" in statement for statement in statements)
-        batch = _env_rows(BATCH_ENV, BATCH)
+        batch = env_rows(BATCH_ENV, BATCH)
         for start in range(0, n, batch):
             stop = min(n, start + batch)
             chunk = {k: _column_slice(columns[k], start, stop) for k in keys}

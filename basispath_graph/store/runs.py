@@ -351,6 +351,18 @@ def execute_run(
     return RunOutcome(run_id, result, all_timings)
 
 
+def live_writer_pid(store: Store, run_id: str, status: str) -> int | None:
+    """The PID of the process still writing run RUN_ID, or None. Only a Neo4j server needs
+    asking (its connections, ``Neo4jStore.live_pids``): an embedded store's writer lock already
+    keeps everyone else out while a run is written. When the server does not say who is
+    connected, None: the user's word is taken."""
+    if status != "running" or store.backend != "neo4j":
+        return None
+    live = store.live_pids()
+    pid = next((x["pid"] for x in store.run("list_runs") if x["id"] == run_id), None)
+    return pid if live is not None and pid in live else None
+
+
 def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
     """The network, engine and seed of a run that may be resumed; refuses complete runs and, on
     Neo4j, runs whose process is still connected (``Neo4jStore.live_pids``)."""
@@ -360,14 +372,10 @@ def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
     r = rows[0]
     if r["status"] == "complete":
         raise StoreError(f"run {run_id} is already complete; nothing to resume")
-    if r["status"] == "running" and store.backend == "neo4j":
-        # An embedded store's writer lock rules this out; a server does not: redoing a run that
-        # its process is still writing would delete its artifacts under it. (When the server
-        # does not say who is connected, the user's word is taken, as before.)
-        live = store.live_pids()
-        pid = next((x["pid"] for x in store.run("list_runs") if x["id"] == run_id), None)
-        if live is not None and pid in live:
-            raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
+    pid = live_writer_pid(store, run_id, r["status"])
+    if pid is not None:
+        # redoing a run that its process is still writing would delete its artifacts under it
+        raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
     skips = r["skips"] or []
     network = Network.build(r["widths"], list(zip(skips[0::2], skips[1::2])), r["name"] or "")
     return network, r["engine"], int(r["seed"])
