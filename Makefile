@@ -91,3 +91,10 @@ neo4j:
 
 neo4j-stop:
 	@$(PYTHON) tools/neo4j_local.py stop
+
+# Fingerprint of every export, kept set, certificate and stored graph on the bench, example, preset
+# and fidelity networks (tools/output_hashes.py, about 2 minutes on 2 cores): exit 1 when any
+# differs from the baseline tools/output-hashes.json (issue 15: refactors keep behaviour).
+.PHONY: hashes
+hashes: $(INSTALL_STAMP)
+	$(BIN)/python tools/output_hashes.py --check tools/output-hashes.json
