@@ -1,0 +1,393 @@
+"""The targets of the issue, judged from the case records: one row per target in ``TABLE``.
+
+Each row holds its limit once; the label the report prints is generated from it
+(``Target.label``), and every verdict compares against ``Target.limit``. ``judge(records, grow,
+base)`` returns ``[{"target", "measured", "verdict", "note"}, ...]`` in the report's order:
+PASS, MISS (with how far off), or NOT MEASURED when no case proves either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cases import BASELINE_ENGINES, DEAH_ENGINES, SWEEP_FULL, store_engine, store_name
+from describe import (details, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
+                      shortened_text, stage_text, timeout_text)
+
+
+def _si(x: float) -> str:
+    """3e6 -> '3M', 2e5 -> '200k'."""
+    if x >= 1e6:
+        return f"{x / 1e6:g}M"
+    if x >= 1e3:
+        return f"{x / 1e3:g}k"
+    return f"{x:g}"
+
+
+LIMIT_TEXT = {  # unit -> how a limit reads in a label
+    "s": lambda x: f"{x:g} s",
+    "min": lambda x: f"{x / 60:g} min",  # the limit is in seconds
+    "GB": lambda x: f"{x:g} GB",
+    "rate": _si,  # per second; the label says of what
+    "x": lambda x: f"{x:g}x",
+    "number": lambda x: f"{x:g}",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    template: str  # {limit}: the limit as LIMIT_TEXT[unit] writes it; {net}: the network; others given to label()
+    limit: float
+    unit: str
+    net: str = ""
+
+    @property
+    def limit_text(self) -> str:
+        return LIMIT_TEXT[self.unit](self.limit)
+
+    def label(self, **fields) -> str:
+        return self.template.format(limit=self.limit_text, net=self.net, **fields)
+
+
+TABLE = (
+    Target("skeleton-rate", "skeleton >= {limit} basis paths/s materialised", 3e6, "rate", "dense-8x256"),
+    Target("skeleton-time", "skeleton {net} <= {limit}", 1.0, "s", "dense-8x256"),
+    # Faithful deah and deah-complete alike ({eng}):
+    Target("deah-time", "{eng} {net} solved and certified <= {limit}", 20.0, "s", "dense-8x256"),
+    Target("deah-memory", "{eng} {net} peak memory <= {limit}", 4.0, "GB", "dense-8x256"),
+    Target("deah-resnet", "{eng} {net} <= {limit}", 20.0, "s", "resnet-32x128"),
+    Target("step1", "deah Step 1 on {net} <= {limit} without materialising all of P^S", 10.0, "s", "deep-32x16"),
+    Target("certify", "certify the 2.36M-path {net} skeleton basis <= {limit}", 20.0, "s", "dense-8x256"),
+    Target("store-rate", "embedded store >= {limit} paths/s written (incl. relationships){run}", 2e5, "rate", "dense-8x128"),
+    Target("store-run", "embedded store: full {eng} run of {net} <= {limit}", 120.0, "min", "dense-8x128"),
+    Target("neo4j-rate", "Neo4j store >= {limit} rows/s over Bolt (deah-complete run of {net})", 1e5, "rate", "dense-8x128"),
+    Target("growth-time", "growth: {eng} time slope <= {limit} (linear)", 1.1, "number"),
+    Target("growth-memory", "growth: {eng} memory slope <= {limit} (linear)", 1.1, "number"),
+    Target("baseline", "baseline / {eng} >= {limit} on {net}", 100.0, "x", "dense-8x128"),
+    Target("complete-vs-deah", "deah-complete within {limit} of faithful deah's time{on}", 2.0, "x"),
+    Target("complete-repairs", "deah-complete: {limit} repairs{which}", 0, "number"),
+)
+T = {t.key: t for t in TABLE}
+
+
+def _upper(measured: float | None, limit: float, unit: str = "s") -> str:
+    if measured is None:
+        return "NOT MEASURED"
+    if measured <= limit:
+        return "PASS"
+    return f"MISS by {measured - limit:.3g} {unit} ({measured / limit:.1f}x the target)"
+
+
+def _lower(measured: float | None, limit: float) -> str:
+    if measured is None:
+        return "NOT MEASURED"
+    if measured >= limit:
+        return "PASS"
+    return f"MISS: {100 * measured / limit:.0f}% of the target ({limit / measured:.1f}x short)"
+
+
+class Verdicts:
+    """The rows judged so far, and how a case that is missing or did not finish reads."""
+
+    def __init__(self, records: list[dict]):
+        self.records = records
+        self.by = {r["name"]: r for r in records}
+        self.out: list[dict] = []
+
+    def add(self, target, measured, verdict, note=""):
+        self.out.append({"target": target, "measured": measured, "verdict": verdict, "note": note})
+
+    @staticmethod
+    def missing(name):
+        return f"case {name} not run"
+
+    @staticmethod
+    def not_ok(rec, limit=None):
+        """(measured, verdict) for a case that did not finish normally."""
+        if rec["status"] == "memory-cap":
+            t = killed_at_s(rec)
+            return (f"{rec['error']}, after {fs(t)} unfinished" + stage_text(rec).split("; finished before it")[0],
+                    "MISS: over the memory cap" + (f", and > {t / limit:.1f}x the time target" if limit and t > limit else ""))
+        if rec["status"] == "timeout":
+            return (f"did not finish within {ft(rec['timeout_s'])}" + shortened_text(rec),
+                    "MISS" + (f": > {rec['timeout_s'] / limit:.3g}x the target" if limit else ""))
+        if rec["status"] == "refused":
+            return (rec["result"]["message"], "MISS: refused")
+        if rec["status"] == "skipped":  # never ran: proves nothing
+            return (rec.get("error") or "skipped", "NOT MEASURED (skipped: suite budget used up)")
+        return (rec.get("error") or rec["status"], f"MISS: {rec['status']}")
+
+    def single(self, name, target, limit, on_ok):
+        """One target measured by one case: not run, finished (``on_ok(result)``), or not."""
+        rec = self.by.get(name)
+        if rec is None:
+            self.add(target, "-", "NOT MEASURED", self.missing(name))
+        elif rec["status"] == "ok":
+            self.add(target, *on_ok(rec["result"]))
+        else:
+            self.add(target, *self.not_ok(rec, limit))
+
+
+def _certified_within(r, seconds, limit, what):
+    verdict = _upper(seconds, limit) if r["certified"] else "MISS: not certified"
+    return f"{what}, " + ("certified" if r["certified"] else "NOT certified"), verdict
+
+
+def judge_skeleton(v: Verdicts) -> None:
+    """Skeleton throughput and time on dense-8x256."""
+    rate, time = T["skeleton-rate"], T["skeleton-time"]
+    name = f"skeleton/{rate.net}"
+    rec = v.by.get(name)
+    if rec is None:
+        v.add(rate.label(), "-", "NOT MEASURED", v.missing(name))
+        v.add(time.label(), "-", "NOT MEASURED", v.missing(name))
+    elif rec["status"] != "ok":
+        m, verdict = v.not_ok(rec, time.limit)
+        v.add(rate.label(), m, verdict)
+        v.add(time.label(), m, verdict)
+    else:
+        r = rec["result"]
+        others = [x for x in v.records if x["kind"] == "skeleton" and x["status"] == "ok"]
+        lo = min(others, key=lambda x: x["result"]["paths_per_s"] or 0)
+        v.add(rate.label(), f"{frate(r['paths_per_s'], 'paths')} on {rate.net}",
+              _lower(r["paths_per_s"], rate.limit), f"slowest skeleton case: {lo['net']} {frate(lo['result']['paths_per_s'], 'paths')}")
+        v.add(time.label(), f"materialise {fs(r['timings']['engine'])}", _upper(r["timings"]["engine"], time.limit),
+              f"with exact certification: {fs(r['total_s'])}")
+
+
+def judge_deah(v: Verdicts, eng: str) -> None:
+    """The deah targets of the issue (dense-8x256 time and memory, resnet-32x128 time) for one engine."""
+    time, mem, resnet = T["deah-time"], T["deah-memory"], T["deah-resnet"]
+    name = f"{eng}/{time.net}"
+    rec = v.by.get(name)
+    if rec is None:
+        v.add(time.label(eng=eng), "-", "NOT MEASURED", v.missing(name))
+        v.add(mem.label(eng=eng), "-", "NOT MEASURED", v.missing(name))
+    elif rec["status"] == "ok":
+        r = rec["result"]
+        verdict = _upper(r["total_s"], time.limit) if r["certified"] else "MISS: not certified"
+        v.add(time.label(eng=eng), f"{fs(r['total_s'])}, " + ("certified" if r["certified"] else "NOT certified"), verdict)
+        v.add(mem.label(eng=eng), fmb(rec["peak_rss_mb"]), _upper(rec["peak_rss_mb"] / 1024, mem.limit, "GB"))
+    else:
+        m, verdict = v.not_ok(rec, time.limit)
+        v.add(time.label(eng=eng), m, verdict)
+        if rec["status"] == "skipped" or rec["peak_rss_mb"] is None:
+            v.add(mem.label(eng=eng), "-", f"NOT MEASURED ({rec['status']})", m)
+        else:
+            peak_gb = rec["peak_rss_mb"] / 1024
+            v.add(mem.label(eng=eng), f"{fmb(rec['peak_rss_mb'])} until it stopped",
+                  f"MISS by {peak_gb - mem.limit:.3g} GB (already over before it stopped)" if peak_gb > mem.limit
+                  else "NOT MEASURED (did not finish)",
+                  "peak RSS up to the kill is a lower bound of the real peak")
+    v.single(f"{eng}/{resnet.net}", resnet.label(eng=eng), resnet.limit,
+             lambda r: _certified_within(r, r["total_s"], resnet.limit, fs(r["total_s"])))
+
+
+def judge_step1_and_certify(v: Verdicts) -> None:
+    step1, certify = T["step1"], T["certify"]
+
+    def step1_outcome(r):
+        verdict = _upper(r["total_s"], step1.limit)
+        if r["ps_materialised"] >= r["ps_total"]:
+            verdict = "MISS: materialised all of P^S" + ("" if verdict == "PASS" else f"; time {verdict}")
+        return f"{fs(r['total_s'])}; {fn(r['ps_materialised'])} of {fn(r['ps_total'])} substructure paths materialised", verdict
+
+    v.single(f"step1/{step1.net}", step1.label(), step1.limit, step1_outcome)
+    v.single(f"certify/{certify.net}", certify.label(), certify.limit,
+             lambda r: _certified_within(r, r["certify_s"], certify.limit, f"{fs(r['certify_s'])} for {fn(r['paths'])} paths"))
+
+
+def judge_store(v: Verdicts, eng: str) -> None:
+    """The embedded store: write rate and the whole run of dense-8x128, for one engine."""
+    rate, run = T["store-rate"], T["store-run"]
+    name = store_name(eng, run.net)
+    rate_target = rate.label(run="" if eng == "deah" else f" ({eng} run)")
+    run_target = run.label(eng=eng)
+    rec = v.by.get(name)
+    if rec is None:
+        v.add(rate_target, "-", "NOT MEASURED", v.missing(name))
+        v.add(run_target, "-", "NOT MEASURED", v.missing(name))
+    elif rec["status"] == "ok":
+        r = rec["result"]
+        v.add(rate_target,
+              f"{frate(r['rows_per_s'], 'rows')} ({fn(r['rows_written'])} rows in {fs(r['persist_s'])})", _lower(r["rows_per_s"], rate.limit),
+              f"paths alone: {frate(r['paths_per_s'], 'paths')}")
+        v.add(run_target, fs(r["total_s"]), _upper(r["total_s"], run.limit),
+              "steps: " + ", ".join(f"{k} {fs(x)}" for k, x in r["timings"].items()))
+    else:
+        m, verdict = v.not_ok(rec, run.limit)
+        pw = partial_write(rec)
+        if pw:
+            v.add(rate_target,
+                  f">= {frate(pw['rows_per_s'], 'rows')} ({fn(pw['rows'])} bulk rows completed in {fs(pw['persist_s'])} before the kill)",
+                  "PASS (lower bound; persist did not finish)" if pw["rows_per_s"] >= rate.limit else "NOT MEASURED (the run did not finish;"
+                  f" the lower bound {frate(pw['rows_per_s'], 'rows')} decides nothing)",
+                  "all bulk rows completed before the kill, incl. discard records; " + timeout_text(rec))
+        else:
+            v.add(rate_target, m, "NOT MEASURED (the run did not finish)",
+                  timeout_text(rec) if rec["status"] == "timeout" else "")
+        v.add(run_target, m, verdict)
+
+
+def judge_neo4j(v: Verdicts) -> None:
+    """Neo4j over Bolt: the same deah-complete run of dense-8x128, next to the embedded store's rate."""
+    t = T["neo4j-rate"]
+    name, target = store_name("deah-complete", t.net, "neo4j"), t.label()
+    rec, emb = v.by.get(name), v.by.get(store_name("deah-complete", t.net))
+    emb_note = (f"embedded store ({emb['name']} in this report): {frate(emb['result']['rows_per_s'], 'rows')}"
+                if emb and emb["status"] == "ok" else "embedded store: not in this report")
+    if rec is None:
+        v.add(target, "-", "NOT MEASURED", v.missing(name))
+    elif rec["status"] == "ok":
+        r = rec["result"]
+        v.add(target, f"{frate(r['rows_per_s'], 'rows')} ({fn(r['rows_written'])} rows in {fs(r['persist_s'])})",
+              _lower(r["rows_per_s"], t.limit), emb_note + server_text(rec))
+    elif rec["status"] == "skipped":
+        v.add(target, "-", "NOT MEASURED", rec.get("error") or "skipped")
+    else:
+        m, _ = v.not_ok(rec, 0.0)
+        pw = partial_write(rec)
+        # The embedded case wrote the same rows: a persist still running after rows / limit s is a MISS.
+        total = emb["result"]["rows_written"] if emb and emb["status"] == "ok" else None
+        if pw:
+            if pw["rows_per_s"] >= t.limit:
+                verdict = "PASS (lower bound; persist did not finish)"
+            elif total and pw["persist_s"] > total / t.limit:
+                verdict = (f"MISS: persist was still running after {fs(pw['persist_s'])}, the {fn(total)} rows"
+                           f" (as the embedded case counted them) at {t.limit_text} rows/s take {fs(total / t.limit)}")
+            else:
+                verdict = f"NOT MEASURED (the run did not finish; the lower bound {frate(pw['rows_per_s'], 'rows')} decides nothing)"
+            v.add(target, f">= {frate(pw['rows_per_s'], 'rows')} ({fn(pw['rows'])} bulk rows completed in {fs(pw['persist_s'])} before the kill)",
+                  verdict, emb_note + ("; " + timeout_text(rec) if rec["status"] == "timeout" else ""))
+        else:
+            v.add(target, m, "NOT MEASURED (the run did not finish)", emb_note)
+
+
+def judge_growth(v: Verdicts, g: dict) -> None:
+    """Time and memory slopes of one engine over the width sweep."""
+    note = f"{len(g['points'])} points: " + ", ".join(f"m={fn(p['m'])}" for p in g["points"])
+    if g["missing"]:
+        note += "; not in the fit: " + ", ".join(g["missing"])
+    few = f" (fit on only {len(g['points'])} points)" if len(g["points"]) < 3 else ""
+
+    def verdict(fit, key, limit):
+        worst = max(g["bounds"], key=lambda b: b[key], default=None)
+        if worst is not None and worst[key] > limit:
+            return (f"MISS: the killed point {worst['to']} ({worst['status']}) proves a slope >= {worst[key]:.2f}"
+                    f" from {worst['from']}")
+        if fit is None:
+            return "NOT MEASURED (< 2 points)"
+        return ("PASS" if fit <= limit else f"MISS by {fit - limit:.2f}") + few
+
+    def bound_note(key, what):
+        return "".join(f"; {b['from']} -> {b['to']} ({b['status']}): {what} slope >= {b[key]:.2f}" for b in g["bounds"])
+
+    time, mem = T["growth-time"], T["growth-memory"]
+    ts = g["time_slope"]
+    v.add(time.label(eng=g["engine"]), "-" if ts is None else f"{ts:.2f}",
+          verdict(ts, "time_slope_at_least", time.limit), note + bound_note("time_slope_at_least", "time"))
+    ms = g["work_rss_slope"]
+    v.add(mem.label(eng=g["engine"]),
+          "-" if ms is None else f"{ms:.2f} (peak above start; raw peak RSS: {g['peak_rss_slope']:.2f})",
+          verdict(ms, "work_rss_slope_at_least", mem.limit), note + bound_note("work_rss_slope_at_least", "memory (above start)"))
+
+
+def judge_baseline(v: Verdicts, base: list[dict], eng: str) -> None:
+    """Greedy elimination / engine on dense-8x128 (measured, extrapolated or bounded)."""
+    t = T["baseline"]
+    x = t.limit_text
+    row = next((b for b in base if b["network"] == t.net), None)
+    tname = t.label(eng=eng)
+    if row is None:
+        v.add(tname, "-", "NOT MEASURED", v.missing(f"baseline/{t.net}"))
+        return
+    k = engine_key(eng)
+    ratio = row.get(f"ratio_{k}")
+    lb = row.get(f"ratio_{k}_lower_bound")
+    ub = row.get(f"ratio_{k}_at_most")
+    if ratio is None and ub is not None:
+        v.add(tname, f"<= {ub:.2f}x (baseline {fs(row['baseline_s'])} measured; {eng} did not finish, ran {fs(row[f'{k}_s_at_least'])})",
+              f"MISS: at most {ub:.2f}x < {x}" if ub < t.limit else "NOT MEASURED",
+              f"the {eng} case was killed, so its time is at least what it ran; the ratio is an upper bound")
+        return
+    if ratio is None:
+        v.add(tname, "-", "NOT MEASURED", v.missing(f"{eng}/{t.net}") if v.by.get(f"{eng}/{t.net}") is None else row["note"])
+        return
+    kind = row["ratio_kind"]
+    measured = f"{ratio:.1f}x" + (" (LINEAR EXTRAPOLATION)" if kind == "extrapolated" else "")
+    if lb is not None:
+        measured += f"; >= {lb:.1f}x proven by the timeout"
+    if kind == "measured" or (lb is not None and lb >= t.limit):
+        verdict = "PASS" if ratio >= t.limit else f"MISS: {ratio:.1f}x < {x}"
+    else:
+        verdict = "PASS (extrapolated)" if ratio >= t.limit else f"MISS (extrapolated {ratio:.1f}x < {x})"
+    v.add(tname, measured, verdict, f"baseline {fs(row['baseline_s'])} ({row['baseline_kind']}), {eng} {fs(row.get(f'{k}_s'))}")
+
+
+def judge_complete_vs_deah(v: Verdicts) -> None:
+    """deah-complete against faithful deah, where both finished on the same network."""
+    t = T["complete-vs-deah"]
+    compared, left_out = 0, []
+    for w in SWEEP_FULL:
+        net = f"dense-8x{w}"
+        d, c = v.by.get(f"deah/{net}"), v.by.get(f"deah-complete/{net}")
+        if d is None and c is None:
+            continue
+        if d is None or c is None or d["status"] != "ok" or c["status"] != "ok":
+            left_out.append(f"{net} (" + ", ".join(f"{e}: {x['status'] if x else 'not run'}" for e, x in (("deah", d), ("deah-complete", c))) + ")")
+            continue
+        ct, dt = c["result"]["total_s"], d["result"]["total_s"]
+        ratio = ct / dt
+        compared += 1
+        v.add(t.label(on=f" on {net}"), f"{ratio:.2f}x ({fs(ct)} vs {fs(dt)})",
+              "PASS" if ratio <= t.limit else f"MISS: {ratio:.2f}x > {t.limit_text}",
+              "deah-complete total / deah total, both full solves incl. certification and certificates")
+    if left_out:
+        note = "not compared (both must finish): " + "; ".join(left_out)
+        if compared:
+            v.out[-1]["note"] += "; " + note
+        else:
+            v.add(t.label(on=""), "-", "NOT MEASURED", note)
+    elif not compared:
+        v.add(t.label(on=""), "-", "NOT MEASURED", "no dense-8xW case of either engine ran")
+
+
+def judge_complete_repairs(v: Verdicts) -> None:
+    """deah-complete needs no repair: on every case that ran it (solve and store)."""
+    t = T["complete-repairs"]
+    complete_recs = [r for r in v.records if r["kind"] == "deah-complete"
+                     or (r["kind"] == "store" and store_engine(r) == "deah-complete")]
+    for rec in complete_recs:
+        tname = t.label(which=f" ({rec['name']})")
+        if rec["status"] != "ok":
+            v.add(tname, details(rec) if rec["status"] == "skipped" else v.not_ok(rec)[0],
+                  f"NOT MEASURED ({rec['status']})", "the case did not finish, so whether its union needed repair is unknown")
+            continue
+        r = rec["result"]
+        n = r.get("repairs_needed")
+        extra = "; union certified without repair" if r.get("raw_certified") else ""
+        v.add(tname, f"{fn(n)} repairs needed{extra}",
+              "NOT MEASURED" if n is None else ("PASS" if n <= t.limit else f"MISS: {n:,} repairs needed"),
+              "final basis " + ("certified" if r.get("certified") else "NOT certified"))
+    if not complete_recs:
+        v.add(t.label(which=""), "-", "NOT MEASURED", "no deah-complete case ran")
+
+
+def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]:
+    """Every target, in the report's order."""
+    v = Verdicts(records)
+    judge_skeleton(v)
+    for eng in DEAH_ENGINES:
+        judge_deah(v, eng)
+    judge_step1_and_certify(v)
+    for eng in DEAH_ENGINES:
+        judge_store(v, eng)
+    judge_neo4j(v)
+    for g in grow:
+        judge_growth(v, g)
+    for eng in BASELINE_ENGINES:
+        judge_baseline(v, base, eng)
+    judge_complete_vs_deah(v)
+    judge_complete_repairs(v)
+    return v.out
