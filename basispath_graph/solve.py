@@ -27,7 +27,7 @@ from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
-from .verify.rank import _gather
+from .linalg.sparse import gather
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]
 
@@ -272,7 +272,7 @@ def _recheck(network: Network, deah: DeahResult, flat_basis, discarded: Discarde
     subs, rows, ptr = discarded.subs[sample], discarded.rows[sample], discarded.ptr
     cuts = np.flatnonzero(np.r_[True, subs[1:] != subs[:-1], True])
     targets = [deah.bases[int(subs[lo])].take(rows[lo:hi]) for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist())]
-    take = _gather(ptr, sample)
+    take = gather(ptr, sample)
     terms = (np.repeat(np.arange(len(sample), dtype=np.int64), ptr[sample + 1] - ptr[sample]), discarded.idx[take], discarded.coef[take])
     check_certificates(network, flat_basis, targets, terms, row_ids=sample)
     return len(sample)

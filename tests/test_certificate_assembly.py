@@ -1,5 +1,5 @@
 """How deah-complete's certificates are assembled and checked (split_certificates.py,
-sparse_peel.py, the witness systems' inverse, the forest test of the local rule).
+linalg/peeling.py, the witness systems' inverse, the forest test of the local rule).
 
 The end results (every certificate re-summed by the tests' own arithmetic, compared with the
 global Expresser) are in test_deah_complete.py; here each piece is held against a plain
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.local_certificates import Checker, LocalCertificates, check_vector_certificates
-from basispath_graph.deah.sparse_peel import peel_rounds
+from basispath_graph.linalg.peeling import peel_entries
 from basispath_graph.deah.split_certificates import Packing, SplitCertificates
 from basispath_graph.deah.step3_complete import Chains, _eliminate, _forest
 from basispath_graph.deah.witness_certificates import P, WitnessCertificates, _sparse_inverse
@@ -156,7 +156,7 @@ def test_peel_then_core_keeps_what_greedy_elimination_keeps(seed):
     n, width = int(rng.integers(1, 25)), int(rng.integers(1, 25))
     vectors, r, c, x = _random_sparse_rows(rng, n, width, float(rng.uniform(0.05, 0.4)))
     reference = _eliminate(np.arange(n), vectors, n)
-    _, _, core = peel_rounds(r, c, n, width)
+    core = peel_entries(r, c, n, width).core_mask(n)
     keep = ~core
     at = np.flatnonzero(core)
     keep[at] = _eliminate(at, [vectors[k] for k in at], n)[at]

@@ -34,7 +34,8 @@ from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..rowkeys import RowIndex
 from ..verify import CertificateMismatchError
-from ..verify.rank import _gather, flatten_blocks
+from ..linalg.sparse import gather
+from ..verify.rank import flatten_blocks
 from .step1_substructures import Step1Result
 from .step3_complete import Chains, CompleteStep3, _owner_rows
 
@@ -126,7 +127,7 @@ def as_table(terms: Terms, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def take_rows(table: tuple[np.ndarray, np.ndarray, np.ndarray], keys: np.ndarray, rows: np.ndarray) -> Terms:
     """Rows ``keys`` of a CSR certificate table, as terms of the target rows ``rows``."""
     ptr, idx, coef = table
-    take = _gather(ptr, keys)
+    take = gather(ptr, keys)
     return np.repeat(rows, ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
 
 
@@ -294,7 +295,7 @@ class LocalCertificates:
             np.cumsum(np.bincount(rows, minlength=len(nodes)), out=ptr[1:])
             cached = self._walks[(side, hop)] = (ptr, idx[order], coef[order])
         ptr, idx, coef = cached
-        take = _gather(ptr, keys)
+        take = gather(ptr, keys)
         return np.repeat(np.arange(len(keys), dtype=np.int64), ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
 
     def expand(self, layers: tuple[int, ...], nodes: np.ndarray, distinct: bool = False) -> Terms:
@@ -327,7 +328,7 @@ class LocalCertificates:
         # returns the terms sorted by row).
         ptr = np.zeros(len(uniq) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(uniq)), out=ptr[1:])
-        take = _gather(ptr, inverse)
+        take = gather(ptr, inverse)
         counts = ptr[inverse + 1] - ptr[inverse]
         return np.repeat(np.arange(len(nodes), dtype=np.int64), counts), idx[take], coef[take]
 
@@ -433,7 +434,7 @@ def check_vector_certificates(network: Network, basis, rows: np.ndarray, wids: n
     m = network.m
     lens = bptr[idx + 1] - bptr[idx]
     val = np.concatenate([np.repeat(coef, lens), -vals])
-    key = np.concatenate([np.repeat(t_rows, lens) * m + bw[_gather(bptr, idx)], rows * m + wids])
+    key = np.concatenate([np.repeat(t_rows, lens) * m + bw[gather(bptr, idx)], rows * m + wids])
     order = np.argsort(key)
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
@@ -463,7 +464,7 @@ def check_certificates(network: Network, basis, targets: list[PathBlock], terms:
     if len(reps) and reps.max() <= 64:
         r_rows, r_idx, r_pos = np.repeat(rows, reps), np.repeat(idx, reps), np.repeat(coef > 0, reps)
         lens = bptr[r_idx + 1] - bptr[r_idx]
-        keys = np.repeat(r_rows, lens) * m + bw[_gather(bptr, r_idx)]
+        keys = np.repeat(r_rows, lens) * m + bw[gather(bptr, r_idx)]
         positive = np.repeat(r_pos, lens)
         left, right = np.sort(keys[positive]), np.sort(np.concatenate([keys[~positive], target]))
         if len(left) == len(right) and np.array_equal(left, right):
@@ -471,7 +472,7 @@ def check_certificates(network: Network, basis, targets: list[PathBlock], terms:
     # Sum per (row, weight) key: the general way, and on failure to name the first bad row.
     lens = bptr[idx + 1] - bptr[idx]
     val = np.concatenate([np.repeat(coef, lens), -np.ones(len(target), dtype=np.int64)])
-    key = np.concatenate([np.repeat(rows, lens) * m + bw[_gather(bptr, idx)], target])
+    key = np.concatenate([np.repeat(rows, lens) * m + bw[gather(bptr, idx)], target])
     order = np.argsort(key)
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])

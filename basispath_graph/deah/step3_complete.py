@@ -29,10 +29,10 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..rowkeys import RowIndex, first_of_each
+from ..linalg.peeling import peel_entries
 from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
-from .sparse_peel import peel_rounds
 from .step3_sdvchain import Step3Result
 
 __all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "LayerDebt", "ear_order", "run_step3_complete"]
@@ -270,10 +270,10 @@ def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
     # row of each distinct vector goes through the elimination.
     tested = order_rows[first_of_each(witness.keys()[order_rows])]
     # Peeled vectors are independent of all the others, and any dependency lies within the core
-    # (sparse_peel.py): so greedy elimination in row order keeps every peeled row and, of the
+    # (linalg/peeling.py): so greedy elimination in row order keeps every peeled row and, of the
     # core, what the elimination of the core alone keeps. Same rows, far fewer Python steps.
     r, c, v, width = witness.entries(tested)
-    _, _, core = peel_rounds(r, c, len(tested), width)
+    core = peel_entries(r, c, len(tested), width).core_mask(len(tested))
     keep = np.zeros(len(witness.block), dtype=bool)
     keep[tested[~core]] = True
     if core.any():

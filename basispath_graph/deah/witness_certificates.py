@@ -30,9 +30,10 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
-from ..verify.rank import P1, _gather
+from ..linalg.peeling import peel_entries
+from ..linalg.sparse import gather, group_by
+from ..verify.rank import P1
 from .local_certificates import Terms, _empty, combine, mlp_tables
-from .sparse_peel import group_by, peel_rounds
 from .step3_complete import Chains, CompleteStep3
 
 __all__ = ["WitnessCertificates", "WitnessPeelError", "alpha_functional"]
@@ -184,7 +185,8 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
     arrays, all unit targets at once. The few rows left (the core: debts, alpha) have no entries
     on the peeled pivots and are inverted by the exact elimination of ``_CombinationSolver``.
     """
-    rounds, pivot_of_row, alive = peel_rounds(r, c, n, width)
+    peeled = peel_entries(r, c, n, width)
+    rounds, pivot_of_row, alive = peeled.by_round(), peeled.pivot_of(n), peeled.core_mask(n)
     round_of_col = np.full(width, -1, dtype=np.int64)
     for k, holders in enumerate(rounds):
         round_of_col[pivot_of_row[holders]] = k
@@ -232,7 +234,7 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
         coef = val * _inv_mod(diag_val[rows_k]) % P
         out_t.append(t), out_row.append(rows_k), out_coef.append(coef)
         # residual -= coef x row, on later rounds' pivots and the core's pivots only.
-        ent = row_order[_gather(row_ptr, rows_k)]
+        ent = row_order[gather(row_ptr, rows_k)]
         reps = row_ptr[rows_k + 1] - row_ptr[rows_k]
         tt, cc = np.repeat(t, reps), c[ent]
         vv = (P - np.repeat(coef, reps) * v[ent] % P) % P
@@ -253,7 +255,7 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
     if core_pivots and core_left:
         t, col, val = _merge(*(np.concatenate([p[j] for p in core_left]) for j in range(3)), width)
         j = core_at[col]
-        take = _gather(d_ptr, j)
+        take = gather(d_ptr, j)
         reps = d_ptr[j + 1] - d_ptr[j]
         out_t.append(np.repeat(t, reps)), out_row.append(d_row[take]), out_coef.append(np.repeat(val, reps) * d_coef[take] % P)
     # ... and the core pivots' own targets: rows of D^-1.
@@ -457,7 +459,7 @@ class WitnessCertificates:
         parts_r.append(r), parts_c.append(np.full(len(r), system["alpha_coord"], dtype=np.int64)), parts_v.append(a)
         r, c, v = _merge(np.concatenate(parts_r), np.concatenate(parts_c), np.concatenate(parts_v), system["alpha_coord"] + 1)
         ptr = system["inv_ptr"]
-        take = _gather(ptr, c)
+        take = gather(ptr, c)
         n = ptr[c + 1] - ptr[c]
         return _merge(
             np.repeat(r, n), system["inv_kept"][take], np.repeat(v, n) * system["inv_coef"][take] % P, len(self.kept_w[k])

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..network import Network, PathBlock
-from .rank import flatten_blocks, peel, rank_of_rows, _rows
+from .rank import flatten_blocks, peel, rank_of_rows, rows_of
 
 __all__ = [
     "Verdict",
@@ -204,7 +204,7 @@ def certify(network: Network, blocks: Iterable[PathBlock]) -> Verdict:
         return Verdict(False, bad, size, expected, None)
     ptr, wids = flatten_blocks(network, blocks)
     pr = peel(ptr, wids, network.m)
-    rank = pr.n_peeled + rank_of_rows(_rows(ptr, wids, pr.core))
+    rank = pr.n_peeled + rank_of_rows(rows_of(ptr, wids, pr.core))
     dup = find_duplicate(network, blocks)
     if dup is not None:
         return Verdict(False, dup, size, expected, rank)

@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..linalg.peeling import PeelResult, peel
 from ..network import Network, PathBlock
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "peel",
     "peel_blocks",
     "rank_of_rows",
+    "rows_of",
     "rank_of",
     "independent_mask",
 ]
@@ -235,105 +237,14 @@ def flatten_blocks(network: Network, blocks: Iterable[PathBlock]) -> tuple[np.nd
     return ptr, np.concatenate(parts).astype(np.int64, copy=False)
 
 
-def _gather(ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Concatenated index ranges ptr[i]:ptr[i+1] for every i in idx (vectorised)."""
-    starts = ptr[idx]
-    lens = ptr[idx + 1] - starts
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    shift = starts - (np.cumsum(lens) - lens)
-    return np.arange(total, dtype=np.int64) + np.repeat(shift, lens)
-
-
-@dataclass
-class PeelResult:
-    """Outcome of peeling.
-
-    ``order[i]`` is the i-th peeled path, ``private[i]`` a weight it held alone when peeled
-    (held by no path peeled later and by no core path); ``core`` lists the paths that never
-    peeled, ascending. ``rounds`` is the number of batched rounds.
-    """
-
-    order: np.ndarray
-    private: np.ndarray
-    core: np.ndarray
-    rounds: int
-
-    @property
-    def n_peeled(self) -> int:
-        return len(self.order)
-
-
-def grouped_by_value(values: np.ndarray) -> np.ndarray:
-    """Positions of ``values`` (non-negative) grouped by value, ascending within a group: one
-    plain sort of (value, position) packed into int64 when both fit 31 bits (a plain sort is
-    several times faster than an argsort), else a stable argsort."""
-    n = len(values)
-    if n < 2**31 and (n == 0 or int(values.max()) < 2**31):
-        packed = np.sort((values.astype(np.int64) << 31) | np.arange(n, dtype=np.int64))
-        return packed & (2**31 - 1)
-    return np.argsort(values, kind="stable")
-
-
-def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
-    """Peel paths given in CSR form (see :func:`flatten_blocks`); O(total entries) overall.
-
-    Each weight becomes a candidate (counter dropped to 1) at most once, so the work across
-    all rounds is linear; each round is a handful of numpy calls.
-    """
-    ptr = np.asarray(ptr, dtype=np.int64)
-    wids = np.asarray(wids, dtype=np.int64)
-    n = len(ptr) - 1
-    if wids.size and (int(wids.min()) < 0 or int(wids.max()) >= m):
-        raise ValueError(f"weight ids must lie in 0..{m - 1}")
-    counts = np.bincount(wids, minlength=m).astype(np.int64)
-    path_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
-    by_weight = grouped_by_value(wids)  # entries grouped by weight id
-    wptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(counts, out=wptr[1:])
-    alive = np.ones(n, dtype=bool)
-
-    order_parts: list[np.ndarray] = []
-    priv_parts: list[np.ndarray] = []
-    cand = np.flatnonzero(counts == 1)
-    rounds = 0
-    while cand.size:
-        rounds += 1
-        ent = by_weight[_gather(wptr, cand)]
-        holders, ws = path_of[ent], wids[ent]
-        keep = alive[holders]  # counter is 1, so exactly one alive holder per candidate
-        holders, ws = holders[keep], ws[keep]
-        paths, first = np.unique(holders, return_index=True)
-        order_parts.append(paths)
-        priv_parts.append(ws[first])
-        alive[paths] = False
-        gone = wids[_gather(ptr, paths)]
-        if len(gone) > m // 8:  # a big round: count densely (no sort)
-            dec = np.bincount(gone, minlength=m)
-            counts -= dec
-            cand = np.flatnonzero((dec > 0) & (counts == 1))
-        else:
-            touched, dec = np.unique(gone, return_counts=True)
-            counts[touched] -= dec
-            cand = touched[counts[touched] == 1]
-
-    empty = np.zeros(0, dtype=np.int64)
-    return PeelResult(
-        order=np.concatenate(order_parts) if order_parts else empty,
-        private=np.concatenate(priv_parts) if priv_parts else empty,
-        core=np.flatnonzero(alive).astype(np.int64),
-        rounds=rounds,
-    )
-
-
 def peel_blocks(network: Network, blocks: Iterable[PathBlock]) -> PeelResult:
     """:func:`peel` on the concatenated paths of ``blocks``."""
     ptr, wids = flatten_blocks(network, blocks)
     return peel(ptr, wids, network.m)
 
 
-def _rows(ptr: np.ndarray, wids: np.ndarray, idx: np.ndarray) -> list[list[int]]:
+def rows_of(ptr: np.ndarray, wids: np.ndarray, idx: np.ndarray) -> list[list[int]]:
+    """Rows ``idx`` of a CSR (``flatten_blocks``) as lists of weight ids."""
     return [wids[ptr[i] : ptr[i + 1]].tolist() for i in idx.tolist()]
 
 
@@ -344,7 +255,7 @@ def rank_of(network: Network, blocks: Iterable[PathBlock]) -> int:
     """
     ptr, wids = flatten_blocks(network, blocks)
     pr = peel(ptr, wids, network.m)
-    return pr.n_peeled + rank_of_rows(_rows(ptr, wids, pr.core))
+    return pr.n_peeled + rank_of_rows(rows_of(ptr, wids, pr.core))
 
 
 def independent_mask(network: Network, blocks: Iterable[PathBlock]) -> np.ndarray:
@@ -360,6 +271,6 @@ def independent_mask(network: Network, blocks: Iterable[PathBlock]) -> np.ndarra
     pr = peel(ptr, wids, network.m)
     mask = np.ones(n, dtype=bool)
     inc = IncrementalBasis(network)
-    for i, row in zip(pr.core.tolist(), _rows(ptr, wids, pr.core)):
+    for i, row in zip(pr.core.tolist(), rows_of(ptr, wids, pr.core)):
         mask[i] = inc.add(row)
     return mask

@@ -1,0 +1,19 @@
+"""Exact sparse linear algebra for path vectors: one home for each tool.
+
+- :mod:`.sparse`: CSR index ranges and (row, column, value) term lists (merge, tables);
+- :mod:`.peeling`: peeling vectors with a private coordinate into triangular rounds;
+- :mod:`.elimination`: sparse Gaussian elimination over GF(p) or Q, optionally remembering how
+  each echelon row was formed (to read off coordinates);
+- :mod:`.checks`: "does this combination add up to that vector?" (certificate re-adding).
+
+No floating point anywhere. ``verify`` (rank, certify, express) and the certificate modules of
+``deah`` are built on these.
+"""
+
+from .peeling import PeelResult, peel, peel_entries
+from .sparse import Terms, as_table, combine, concat_terms, empty_terms, gather, group_by, grouped_by_value, take_rows
+
+__all__ = [
+    "PeelResult", "peel", "peel_entries",
+    "Terms", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by", "grouped_by_value", "take_rows",
+]

@@ -1,0 +1,129 @@
+"""Peeling: vectors holding a coordinate no other remaining vector holds, removed in rounds.
+
+A vector with a *private* coordinate is outside the span of the others: peel it (that coordinate
+is its pivot) and repeat. Done in batched numpy rounds: every vector with a private coordinate in
+the current set is removed in the same round (removing vectors only lowers the per-coordinate
+counters, so vectors peeled together stay independent of each other). The peel order is
+triangular: the pivot of the i-th peeled vector is held by no later-peeled vector and by no
+vector of the *core* (what never peels). So any linear dependency has coefficient 0 on every
+peeled vector, and rank = peeled count + rank of the core.
+
+Two input forms, one algorithm: paths as CSR weight lists (:func:`peel`, ``verify.rank``) and
+sparse vectors as entries (row, coordinate) (:func:`peel_entries`, the witness systems of
+deah-complete). Each coordinate becomes a candidate (counter dropped to 1) at most once, so the
+work across all rounds is linear in the entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .sparse import gather, group_by, grouped_by_value
+
+__all__ = ["PeelResult", "peel", "peel_entries"]
+
+
+@dataclass
+class PeelResult:
+    """Outcome of peeling.
+
+    ``order[i]`` is the i-th peeled vector, ``private[i]`` its pivot: a coordinate it held alone
+    when peeled (held by no vector peeled later and by no core vector; the smallest such
+    coordinate); ``core`` lists the vectors that never peeled, ascending. ``rounds`` is the number
+    of batched rounds, ``round_ends[k]`` the end of round k in ``order``.
+    """
+
+    order: np.ndarray
+    private: np.ndarray
+    core: np.ndarray
+    rounds: int
+    round_ends: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def n_peeled(self) -> int:
+        return len(self.order)
+
+    def by_round(self) -> list[np.ndarray]:
+        """The vectors peeled in each round (ascending within a round)."""
+        return np.split(self.order, self.round_ends[:-1]) if self.rounds else []
+
+    def pivot_of(self, n: int) -> np.ndarray:
+        """Per vector 0..n-1: its pivot coordinate, -1 for the core."""
+        out = np.full(n, -1, dtype=np.int64)
+        out[self.order] = self.private
+        return out
+
+    def core_mask(self, n: int) -> np.ndarray:
+        mask = np.zeros(n, dtype=bool)
+        mask[self.core] = True
+        return mask
+
+
+def _peel(n: int, width: int, entry_row: np.ndarray, entry_col: np.ndarray, col_ptr: np.ndarray,
+          col_order: np.ndarray, row_ptr: np.ndarray, row_order: np.ndarray | None) -> PeelResult:
+    """The rounds. Entries e are (entry_row[e], entry_col[e]); ``col_order`` groups them by
+    coordinate (``col_ptr``), ``row_order`` by vector (``row_ptr``; None: already grouped)."""
+    counts = np.diff(col_ptr)
+    alive = np.ones(n, dtype=bool)
+    order_parts: list[np.ndarray] = []
+    priv_parts: list[np.ndarray] = []
+    cand = np.flatnonzero(counts == 1)
+    while cand.size:
+        ent = col_order[gather(col_ptr, cand)]
+        holders, cols = entry_row[ent], entry_col[ent]
+        keep = alive[holders]  # counter is 1, so exactly one alive holder per candidate
+        holders, cols = holders[keep], cols[keep]
+        peeled, first = np.unique(holders, return_index=True)  # pivot: the smallest private coordinate
+        order_parts.append(peeled)
+        priv_parts.append(cols[first])
+        alive[peeled] = False
+        ent = gather(row_ptr, peeled)
+        gone = entry_col[ent if row_order is None else row_order[ent]]
+        if len(gone) > width // 8:  # a big round: count densely (no sort)
+            dec = np.bincount(gone, minlength=width)
+            counts -= dec
+            cand = np.flatnonzero((dec > 0) & (counts == 1))
+        else:
+            touched, dec = np.unique(gone, return_counts=True)
+            counts[touched] -= dec
+            cand = touched[counts[touched] == 1]
+    empty = np.zeros(0, dtype=np.int64)
+    return PeelResult(
+        order=np.concatenate(order_parts) if order_parts else empty,
+        private=np.concatenate(priv_parts) if priv_parts else empty,
+        core=np.flatnonzero(alive).astype(np.int64),
+        rounds=len(order_parts),
+        round_ends=np.cumsum([len(p) for p in order_parts], dtype=np.int64),
+    )
+
+
+def peel(ptr: np.ndarray, wids: np.ndarray, m: int) -> PeelResult:
+    """Peel 0/1 vectors given in CSR form: vector i holds coordinates ``wids[ptr[i]:ptr[i + 1]]``
+    (distinct), each in 0..m-1 (paths as weight ids: ``verify.rank.flatten_blocks``).
+
+    >>> pr = peel(np.array([0, 2, 4, 6]), np.array([0, 1, 1, 2, 0, 2]), 4)  # a triangle: no private weight
+    >>> pr.n_peeled, pr.core.tolist()
+    (0, [0, 1, 2])
+    >>> pr = peel(np.array([0, 2, 3]), np.array([0, 1, 1]), 2)
+    >>> pr.order.tolist(), pr.private.tolist(), pr.core.tolist()
+    ([0, 1], [0, 1], [])
+    """
+    ptr = np.asarray(ptr, dtype=np.int64)
+    wids = np.asarray(wids, dtype=np.int64)
+    n = len(ptr) - 1
+    if wids.size and (int(wids.min()) < 0 or int(wids.max()) >= m):
+        raise ValueError(f"weight ids must lie in 0..{m - 1}")
+    col_ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(wids, minlength=m), out=col_ptr[1:])
+    path_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    return _peel(n, m, path_of, wids, col_ptr, grouped_by_value(wids), ptr, None)
+
+
+def peel_entries(r: np.ndarray, c: np.ndarray, n: int, width: int) -> PeelResult:
+    """Peel the vectors 0..n-1 given by their non-zero entries (vector r, coordinate c in
+    0..width-1; one entry per pair)."""
+    col_ptr, col_order = group_by(c, width)
+    row_ptr, row_order = group_by(r, n)
+    return _peel(n, width, r, c, col_ptr, col_order, row_ptr, row_order)

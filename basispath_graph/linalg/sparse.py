@@ -1,0 +1,120 @@
+"""Sparse arrays without a sparse-matrix library: CSR index ranges and term lists.
+
+A *term list* (``Terms``) is three int64 arrays (row, column, value): row ``r`` of a sparse
+matrix is the sum of its terms. Certificates are term lists (row = discarded path, column =
+basis index, value = coefficient); so are witness vectors (column = witness coordinate). A
+*CSR table* is (ptr, column, value) with row ``k`` at ``ptr[k]:ptr[k + 1]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "Terms", "Table", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by",
+    "grouped_by_value", "take_rows",
+]
+
+Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, column, value)
+Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR over keys: (ptr, column, value)
+
+
+def gather(ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Concatenated index ranges ptr[i]:ptr[i+1] for every i in idx (vectorised).
+
+    >>> gather(np.array([0, 2, 5, 6]), np.array([2, 0])).tolist()
+    [5, 0, 1]
+    """
+    starts = ptr[idx]
+    lens = ptr[idx + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = starts - (np.cumsum(lens) - lens)
+    return np.arange(total, dtype=np.int64) + np.repeat(shift, lens)
+
+
+def grouped_by_value(values: np.ndarray) -> np.ndarray:
+    """Positions of ``values`` (non-negative) grouped by value, ascending within a group: one
+    plain sort of (value, position) packed into int64 when both fit 31 bits (a plain sort is
+    several times faster than an argsort), else a stable argsort."""
+    n = len(values)
+    if n < 2**31 and (n == 0 or int(values.max()) < 2**31):
+        packed = np.sort((values.astype(np.int64) << 31) | np.arange(n, dtype=np.int64))
+        return packed & (2**31 - 1)
+    return np.argsort(values, kind="stable")
+
+
+def group_by(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, order): positions of ``keys`` (values 0..n-1) grouped by key, stable."""
+    order = grouped_by_value(keys)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return ptr, order
+
+
+def empty_terms() -> Terms:
+    z = np.zeros(0, dtype=np.int64)
+    return z, z, z
+
+
+def concat_terms(parts: list[Terms]) -> Terms:
+    """The terms of all ``parts`` (not merged)."""
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return empty_terms()
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
+
+
+def combine(terms: Terms, n_rows: int, size: int, modulus: int | None = None) -> Terms:
+    """Merge equal (row, column) terms, drop zero values; sorted by row, then column (columns
+    0..size-1). With ``modulus``, values are summed modulo it (values in 0..modulus-1).
+
+    >>> [a.tolist() for a in combine((np.array([1, 0, 1]), np.array([2, 2, 2]), np.array([1, 5, -1])), 2, 3)]
+    [[0], [2], [5]]
+    """
+    rows, idx, coef = terms
+    if len(rows) == 0:
+        return empty_terms()
+    key = rows * size + idx
+    packed = _packed_sort(key, coef) if modulus is None else None
+    if packed is not None:
+        key, coef_sorted = packed
+    else:
+        order = np.argsort(key)
+        key, coef_sorted = key[order], coef[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    if modulus is None:
+        total = np.add.reduceat(coef_sorted, starts)
+    else:
+        total = np.add.reduceat(coef_sorted % modulus, starts) % modulus
+    keep = total != 0
+    uniq, total = key[starts][keep], total[keep]
+    return uniq // size, uniq % size, total
+
+
+def _packed_sort(key: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sort (key, coef) pairs by key with one value sort: small coefficients ride in the low bits
+    of the key (a plain sort is several times faster than an argsort). None when they do not fit."""
+    lo, hi = int(coef.min()), int(coef.max())
+    span = hi - lo + 1
+    bits = max(1, (span - 1).bit_length())
+    if span > 1 << 16 or int(key.max()) >= 1 << (62 - bits):
+        return None
+    packed = np.sort((key << bits) | (coef - lo))
+    return packed >> bits, (packed & ((1 << bits) - 1)) + lo
+
+
+def as_table(terms: Terms, n: int) -> Table:
+    """Terms sorted by row (``combine`` output) of rows 0..n-1 as a CSR table (ptr, column, value)."""
+    rows, idx, coef = terms
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    return ptr, idx, coef
+
+
+def take_rows(table: Table, keys: np.ndarray, rows: np.ndarray) -> Terms:
+    """Rows ``keys`` of a CSR table, as terms of the target rows ``rows``."""
+    ptr, idx, coef = table
+    take = gather(ptr, keys)
+    return np.repeat(rows, ptr[keys + 1] - ptr[keys]), idx[take], coef[take]
