@@ -16,7 +16,7 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import Checker, LocalCertificates, check_certificates
+from .deah.local_certificates import LocalCertificates
 from .deah.split_certificates import SplitCertificates
 from .deah.step3_complete import Chains
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -27,6 +27,7 @@ from .skeleton import skeleton_basis
 from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
+from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
 __all__ = ["ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from basispath_graph.choices import ChoiceRule
-from basispath_graph.deah.local_certificates import Checker, LocalCertificates, check_vector_certificates
+from basispath_graph.deah.local_certificates import LocalCertificates
 from basispath_graph.linalg.peeling import peel_entries
 from basispath_graph.deah.split_certificates import Packing, SplitCertificates
 from basispath_graph.deah.step3_complete import Chains, _eliminate, _forest
@@ -26,6 +26,7 @@ from basispath_graph.presets import preset_network
 from basispath_graph.rowkeys import RowIndex
 from basispath_graph.solve import _recheck, solve
 from basispath_graph.verify import CertificateMismatchError, Expresser, flatten_blocks
+from basispath_graph.verify.checks import Checker, check_vector_certificates
 
 from .strategies import networks
 

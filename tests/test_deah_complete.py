@@ -227,7 +227,7 @@ def test_discards_are_arrays_read_as_records_the_same_way_by_index_and_by_iterat
 
 
 def test_a_wrong_certificate_is_caught_by_the_vector_addition_and_names_the_path():
-    from basispath_graph.deah.local_certificates import check_certificates
+    from basispath_graph.verify.checks import check_certificates
     from basispath_graph.verify import CertificateMismatchError
 
     r = solve_complete(preset_network("resnet", 6, 2))
@@ -255,7 +255,7 @@ def test_witness_peel_refuses_what_is_not_in_the_span_of_a_block():
         peel = WitnessCertificates(net, d.bases, d.step3, ChoiceRule(net.widths, 0))
         rows, idx_, coef = peel.expand(d.bases[idx].layers, d.bases[idx].nodes[[dropped]])
         # whatever came out cannot add up to the path
-        from basispath_graph.deah.local_certificates import check_certificates
+        from basispath_graph.verify.checks import check_certificates
         from basispath_graph.verify import CertificateMismatchError
 
         kept = [blk.take(d.step3.alive[i]) for i, blk in ((i, d.bases[i]) for i in d.step3.order)]

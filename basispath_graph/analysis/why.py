@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ..linalg.checks import combination_equals
 from ..network import Network, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
@@ -34,12 +35,10 @@ def path_weights(layers, indices) -> Counter:
 
 def check_certificate(target: tuple, terms: list[tuple[int, tuple]]) -> bool:
     """Does sum(coef * path) equal the target path, weight by weight?"""
-    total: Counter = Counter()
-    for coef, (layers, indices) in terms:
-        for w, k in path_weights(layers, indices).items():
-            total[w] += coef * k
-    want = path_weights(*target)
-    return {w: c for w, c in total.items() if c} == dict(want)
+    return combination_equals(
+        path_weights(*target).elements(),
+        ((coef, path_weights(layers, indices).elements()) for coef, (layers, indices) in terms),
+    )
 
 
 def _validate(network: Network, layers, indices) -> str | None:

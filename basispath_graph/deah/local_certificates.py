@@ -33,16 +33,15 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..rowkeys import RowIndex
-from ..verify import CertificateMismatchError
 from ..linalg.sparse import gather
-from ..verify.rank import flatten_blocks
+from ..verify.checks import Checker
 from .step1_substructures import Step1Result
 from .step3_complete import Chains, CompleteStep3, _owner_rows
 
 if TYPE_CHECKING:
     from .witness_certificates import WitnessCertificates
 
-__all__ = ["Checker", "LocalCertificates", "SplicedTable", "as_table", "combine", "check_certificates", "check_vector_certificates", "mlp_tables", "take_rows"]
+__all__ = ["LocalCertificates", "SplicedTable", "as_table", "combine", "mlp_tables", "take_rows"]
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, basis index, coefficient)
 
@@ -160,20 +159,6 @@ class SplicedTable:
 
     def terms(self, u: np.ndarray, v: np.ndarray, rows: np.ndarray) -> list[Terms]:
         return [take_rows(self.rect, u * self.wb + v, rows), take_rows(self.a, u, rows), take_rows(self.b, v, rows)]
-
-
-class Checker:
-    """Vector addition against the kept set (``flatten_blocks`` form) for certificates of paths and
-    of arbitrary integer vectors."""
-
-    def __init__(self, network: Network, flat_basis):
-        self.network, self.flat_basis = network, flat_basis
-
-    def paths(self, layers, nodes, terms: Terms) -> None:
-        check_certificates(self.network, self.flat_basis, [PathBlock(tuple(layers), nodes)], terms)
-
-    def vectors(self, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, terms: Terms) -> None:
-        check_vector_certificates(self.network, self.flat_basis, rows, wids, vals, terms)
 
 
 class LocalCertificates:
@@ -423,63 +408,3 @@ def _packed_sort(key: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndar
         return None
     packed = np.sort((key << bits) | (coef - lo))
     return packed >> bits, (packed & ((1 << bits) - 1)) + lo
-
-
-def check_vector_certificates(network: Network, basis, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray, terms: Terms) -> None:
-    """Vector addition for targets given as entries (target row, weight, value): for every target,
-    sum of coef x basis path == the target; raises ``CertificateMismatchError`` naming the first
-    target (by row) whose certificate does not sum to it."""
-    t_rows, idx, coef = terms
-    bptr, bw = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
-    m = network.m
-    lens = bptr[idx + 1] - bptr[idx]
-    val = np.concatenate([np.repeat(coef, lens), -vals])
-    key = np.concatenate([np.repeat(t_rows, lens) * m + bw[gather(bptr, idx)], rows * m + wids])
-    order = np.argsort(key)
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
-    total = np.add.reduceat(val[order], starts) if len(key) else np.zeros(0, dtype=np.int64)
-    bad = np.flatnonzero(total != 0)
-    if len(bad):
-        raise CertificateMismatchError(f"certificate of vector {int(key[starts[bad[0]]] // m)} does not sum to it")
-
-
-def check_certificates(network: Network, basis, targets: list[PathBlock], terms: Terms, row_ids: np.ndarray | None = None) -> None:
-    """Vector addition, all at once: for every target path, sum of coef x basis path == the path.
-
-    ``basis`` is the list of basis blocks or its ``flatten_blocks`` form (pass that when checking
-    batch by batch); ``targets`` are the discarded paths in row order (concatenated); raises
-    ``CertificateMismatchError`` naming the first path whose certificate does not sum to it
-    (by its row, or by ``row_ids[row]`` when given).
-    """
-    rows, idx, coef = terms
-    bptr, bw = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
-    tptr, tw = flatten_blocks(network, targets)
-    m = network.m
-    # Exact multiset comparison: sum over coef > 0 of coef x path == the target + sum over
-    # coef < 0 of |coef| x path, as multisets of (row, weight) keys; sorted arrays are equal iff
-    # the certificate adds up. Terms repeat |coef| times (coefficients are small here).
-    target = np.repeat(np.arange(len(tptr) - 1, dtype=np.int64), np.diff(tptr)) * m + tw
-    reps = np.abs(coef)
-    if len(reps) and reps.max() <= 64:
-        r_rows, r_idx, r_pos = np.repeat(rows, reps), np.repeat(idx, reps), np.repeat(coef > 0, reps)
-        lens = bptr[r_idx + 1] - bptr[r_idx]
-        keys = np.repeat(r_rows, lens) * m + bw[gather(bptr, r_idx)]
-        positive = np.repeat(r_pos, lens)
-        left, right = np.sort(keys[positive]), np.sort(np.concatenate([keys[~positive], target]))
-        if len(left) == len(right) and np.array_equal(left, right):
-            return
-    # Sum per (row, weight) key: the general way, and on failure to name the first bad row.
-    lens = bptr[idx + 1] - bptr[idx]
-    val = np.concatenate([np.repeat(coef, lens), -np.ones(len(target), dtype=np.int64)])
-    key = np.concatenate([np.repeat(rows, lens) * m + bw[gather(bptr, idx)], target])
-    order = np.argsort(key)
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    total = np.add.reduceat(val[order], starts)
-    bad = np.flatnonzero(total != 0)
-    if not len(bad):
-        return
-    row = int(key[starts[bad[0]]] // m)
-    row = int(row_ids[row]) if row_ids is not None else row
-    raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")

@@ -42,7 +42,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Network, PathBlock
-from .local_certificates import LocalCertificates, Terms, _concat, _empty, as_table, check_certificates, combine, take_rows
+from ..verify.checks import check_certificates
+from .local_certificates import LocalCertificates, Terms, _concat, _empty, as_table, combine, take_rows
 from .step3_complete import Chains
 
 __all__ = ["SplitCertificates"]

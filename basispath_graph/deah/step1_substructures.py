@@ -16,7 +16,7 @@ import heapq
 from math import prod
 
 from ..network import Network
-from .exact_span import ExactSpan
+from ..linalg.elimination import ExactSpan
 
 __all__ = ["SubstructurePath", "Step1Result", "run_step1", "substructure_path_count", "TooManySubstructures"]
 

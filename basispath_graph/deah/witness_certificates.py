@@ -24,15 +24,13 @@ large coefficient can only show up as a failed check, never as a wrong certifica
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..linalg.peeling import peel_entries
 from ..linalg.sparse import gather, group_by
-from ..verify.rank import P1
+from ..linalg.elimination import P1, Echelon, NotInSpan, nullspace_mod_p
 from .local_certificates import Terms, _empty, combine, mlp_tables
 from .step3_complete import Chains, CompleteStep3
 
@@ -46,40 +44,11 @@ class WitnessPeelError(ValueError):
     (so no certificate exists), or a bug; ``solve`` reports it rather than guessing."""
 
 
-def _nullspace_mod_p(A: np.ndarray) -> np.ndarray:
-    """Basis of {x : A x = 0 (mod P)} as columns (int64 in 0..P-1)."""
-    A = A.astype(np.int64) % P
-    rows, cols = A.shape
-    pivots: list[int] = []
-    r = 0
-    for c in range(cols):
-        if r == rows:
-            break
-        nz = np.flatnonzero(A[r:, c])
-        if len(nz) == 0:
-            continue
-        k = r + int(nz[0])
-        A[[r, k]] = A[[k, r]]
-        A[r] = A[r] * pow(int(A[r, c]), P - 2, P) % P
-        f = A[:, c].copy()
-        f[r] = 0
-        A = (A - (f[:, None] * A[r][None, :]) % P) % P
-        pivots.append(c)
-        r += 1
-    free = [c for c in range(cols) if c not in set(pivots)]
-    N = np.zeros((cols, len(free)), dtype=np.int64)
-    for j, c in enumerate(free):
-        N[c, j] = 1
-        for i, pc in enumerate(pivots):
-            N[pc, j] = (-A[i, c]) % P
-    return N
-
-
 def alpha_functional(earlier: np.ndarray, mine: np.ndarray) -> np.ndarray:
     """lambda over hops (mod P) with lambda . alpha_s = 0 for each row alpha_s of ``earlier`` and
     lambda . ``mine`` = 1. Exists because Step 1 selects substructures with independent alpha
     vectors (paper, Section 4, Step 1)."""
-    N = _nullspace_mod_p(earlier) if len(earlier) else np.eye(len(mine), dtype=np.int64)
+    N = nullspace_mod_p(earlier, P) if len(earlier) else np.eye(len(mine), dtype=np.int64)
     d = (mine.astype(np.int64) @ N) % P if N.shape[1] else np.zeros(0, dtype=np.int64)
     nz = np.flatnonzero(d)
     if len(nz) == 0:
@@ -88,73 +57,22 @@ def alpha_functional(earlier: np.ndarray, mine: np.ndarray) -> np.ndarray:
     return N[:, j] * pow(int(d[j]), P - 2, P) % P
 
 
-class _CombinationSolver:
-    """Echelon form (mod P) of a block's kept witness vectors that remembers how each echelon
-    row was formed, so a target vector's coefficients on the kept rows come out exactly."""
-
-    def __init__(self, vectors: list[dict[int, int]]):
-        self.pivot: dict[int, int] = {}
-        self.ech: list[dict[int, int]] = []
-        self.scale: list[int] = []
-        self.recipe: list[list[tuple[int, int]]] = []
-        for i, vec in enumerate(vectors):
-            v = {k: c % P for k, c in vec.items() if c % P}
-            recipe = []
-            while v:
-                e = max(v)
-                k = self.pivot.get(e)
-                if k is None:
-                    break
-                f = v[e]
-                recipe.append((k, f))
-                _axpy(v, -f, self.ech[k])
-            if not v:  # the rule kept it because it was independent: cannot happen
-                raise WitnessPeelError(f"kept row {i} has a witness vector dependent on the ones before it")
-            e = max(v)
-            s = pow(v[e], P - 2, P)
-            self.pivot[e] = i
-            self.ech.append({k: c * s % P for k, c in v.items()})
-            self.scale.append(s)
-            self.recipe.append(recipe)
-
-    def solve(self, target: dict[int, int]) -> dict[int, int]:
-        """{kept row: coefficient mod P} with target = sum coefficient x witness(kept row)."""
-        v = dict(target)
-        g: dict[int, int] = {}
-        while v:
-            e = max(v)
-            k = self.pivot.get(e)
-            if k is None:
-                raise WitnessPeelError(f"witness coordinate {e} of what is left has no kept row")
-            f = v[e]
-            g[k] = (g.get(k, 0) + f) % P
-            _axpy(v, -f, self.ech[k])
-        out: dict[int, int] = {}
-        # echelon k = scale_k * (vector_k - sum f_j echelon_j), j < k: back substitution downwards.
-        heap = [-k for k in g]
-        heapq.heapify(heap)
-        while heap:
-            k = -heapq.heappop(heap)
-            gk = g.pop(k)
-            if not gk:
-                continue
-            t = gk * self.scale[k] % P
-            out[k] = t
-            for j, fj in self.recipe[k]:
-                if j not in g:
-                    g[j] = 0
-                    heapq.heappush(heap, -j)
-                g[j] = (g[j] - t * fj) % P
-        return out
+def _kept_system(vectors: list[dict[int, int]]) -> Echelon:
+    """Echelon form (mod P, with recipes) of a block's kept witness vectors, so that a target
+    vector's coefficients on the kept rows come out exactly (``Echelon.coordinates``)."""
+    system = Echelon(P, recipes=True)
+    for i, vec in enumerate(vectors):
+        if not system.add_vector(vec):  # the rule kept it because it was independent: cannot happen
+            raise WitnessPeelError(f"kept row {i} has a witness vector dependent on the ones before it")
+    return system
 
 
-def _axpy(v: dict[int, int], a: int, x: dict[int, int]) -> None:
-    for k, c in x.items():
-        nv = (v.get(k, 0) + a * c) % P
-        if nv:
-            v[k] = nv
-        else:
-            v.pop(k, None)
+def _solve_kept(system: Echelon, target: dict[int, int]) -> dict[int, int]:
+    """{kept row: coefficient mod P} with target = sum coefficient x witness(kept row)."""
+    try:
+        return system.coordinates(target)
+    except NotInSpan as exc:
+        raise WitnessPeelError(f"witness coordinate {exc.coordinate} of what is left has no kept row") from None
 
 
 def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> Terms:
@@ -183,7 +101,7 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
     Most rows have a coordinate no other remaining row has (a new weight only its own X_r(f)
     uses): peeled in rounds, they are triangular, so their part is forward substitution in
     arrays, all unit targets at once. The few rows left (the core: debts, alpha) have no entries
-    on the peeled pivots and are inverted by the exact elimination of ``_CombinationSolver``.
+    on the peeled pivots and are inverted by the exact elimination of ``linalg.elimination.Echelon``.
     """
     peeled = peel_entries(r, c, n, width)
     rounds, pivot_of_row, alive = peeled.by_round(), peeled.pivot_of(n), peeled.core_mask(n)
@@ -205,11 +123,11 @@ def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: 
             vectors[ri][ci] = vi
         core_rows = core.tolist()
         vecs = [vectors[i] for i in core_rows]
-        core_pivots = sorted(_CombinationSolver(vecs).pivot)
+        core_pivots = sorted(_kept_system(vecs).number)
         on_p = set(core_pivots)
-        square = _CombinationSolver([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vecs])
+        square = _kept_system([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vecs])
         for q in core_pivots:
-            core_inverse[q] = {core_rows[k]: x for k, x in square.solve({q: 1}).items()}
+            core_inverse[q] = {core_rows[k]: x for k, x in _solve_kept(square, {q: 1}).items()}
     # Forward substitution for every peel pivot's unit target at once: entries (target, coord, value).
     peel_pivots = np.flatnonzero(round_of_col >= 0)
     target_of_pivot = np.full(width, -1, dtype=np.int64)

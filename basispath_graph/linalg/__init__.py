@@ -10,10 +10,12 @@ No floating point anywhere. ``verify`` (rank, certify, express) and the certific
 ``deah`` are built on these.
 """
 
+from .elimination import P1, P2, PRIMES, Echelon, ExactSpan, ModPElimination, NotInSpan, nullspace_mod_p
 from .peeling import PeelResult, peel, peel_entries
 from .sparse import Terms, as_table, combine, concat_terms, empty_terms, gather, group_by, grouped_by_value, take_rows
 
 __all__ = [
+    "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "nullspace_mod_p",
     "PeelResult", "peel", "peel_entries",
     "Terms", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by", "grouped_by_value", "take_rows",
 ]

@@ -24,6 +24,8 @@ import numpy as np
 
 from ..network import Network, PathBlock
 from .certify import describe_weight, find_invalid, format_path
+from ..linalg.checks import combination_equals
+from ..linalg.elimination import Echelon, NotInSpan
 from .rank import flatten_blocks, peel
 
 __all__ = [
@@ -99,38 +101,16 @@ class Expresser:
         raise IndexError(i)
 
     def _build_core(self) -> None:
-        """Exact echelon form of the core over Q, pivot = highest weight id.
-
-        Echelon row k = (core path - sum_j f_j * echelon row j) * scale_k, stored as
-        ``recipe[k] = [(j, f_j), ...]`` so core coefficients can be recovered by back
-        substitution without storing a dense transform.
-        """
-        self._pivot: dict[int, int] = {}  # leading weight -> echelon index
-        self._ech: list[dict[int, Fraction]] = []  # normalised rows (leading coef 1)
-        self._scale: list[Fraction] = []
-        self._recipe: list[list[tuple[int, Fraction]]] = []
+        """Exact echelon form of the core over Q, pivot = highest weight id, remembering how
+        each echelon row was formed (``linalg.Echelon`` with recipes), so core coefficients
+        come out by back substitution."""
+        self._core = Echelon(modulus=None, recipes=True)
         self._ech_path: list[int] = []  # echelon index -> basis index
         for i in self.core.tolist():
-            v: dict[int, Fraction] = {w: Fraction(1) for w in self._path(i)}
-            recipe: list[tuple[int, Fraction]] = []
-            while v:
-                e = max(v)
-                k = self._pivot.get(e)
-                if k is None:
-                    break
-                f = v[e]
-                recipe.append((k, f))
-                _axpy(v, -f, self._ech[k])
-            if not v:
+            if not self._core.add_vector({w: Fraction(1) for w in self._path(i)}):
                 raise DependentBasisError(
                     f"basis is dependent: {self._describe(i)} is in the span of other basis paths"
                 )
-            e = max(v)
-            s = 1 / v[e]
-            self._pivot[e] = len(self._ech)
-            self._ech.append({w: c * s for w, c in v.items()})
-            self._scale.append(s)
-            self._recipe.append(recipe)
             self._ech_path.append(i)
 
     # -- queries -----------------------------------------------------------------------
@@ -195,58 +175,24 @@ class Expresser:
                     queued.add(o)
                     heapq.heappush(heap, o)
 
-        # 2. Core: reduce the rest against the exact echelon rows.
+        # 2. Core: coordinates of the rest in the exact echelon rows, by back substitution.
         if res:
-            r: dict[int, Fraction] = {w: Fraction(c) for w, c in res.items()}
-            g: dict[int, Fraction] = {}
-            while r:
-                e = max(r)
-                k = self._pivot.get(e)
-                if k is None:
-                    raise NotInSpanError(
-                        f"path {text} is not in the span of the basis "
-                        f"(residual left on weight {e} = {describe_weight(self.network, e)})"
-                    )
-                f = r[e]
-                g[k] = f
-                _axpy(r, -f, self._ech[k])
-            # Back substitution: echelon k = scale_k * (core_k - sum f_j echelon_j).
-            hk = [-k for k in g]
-            heapq.heapify(hk)
-            while hk:
-                k = -heapq.heappop(hk)
-                gk = g.pop(k)
-                if not gk:
-                    continue
-                t = gk * self._scale[k]
-                b = self._ech_path[k]
+            try:
+                core = self._core.coordinates({w: Fraction(c) for w, c in res.items()})
+            except NotInSpan as exc:
+                raise NotInSpanError(
+                    f"path {text} is not in the span of the basis "
+                    f"(residual left on weight {exc.coordinate} = {describe_weight(self.network, exc.coordinate)})"
+                ) from None
+            for k in sorted(core, reverse=True):
+                t, b = core[k], self._ech_path[k]
                 if t.denominator != 1:
                     raise NonIntegralError(
                         f"path {text}: coefficient {t} on basis {self._describe(b)} is not an integer"
                     )
                 out[b] = int(t)
-                for j, fj in self._recipe[k]:
-                    if j not in g:
-                        g[j] = Fraction(0)
-                        heapq.heappush(hk, -j)
-                    g[j] -= t * fj
         return sorted((b, c) for b, c in out.items() if c)
 
     def _verify(self, q: list[int], coefs: list[tuple[int, int]], text: str) -> None:
-        acc: dict[int, int] = {}
-        for b, c in coefs:
-            for w in self._path(b):
-                acc[w] = acc.get(w, 0) + c
-        acc = {w: c for w, c in acc.items() if c}
-        if acc != dict.fromkeys(q, 1):
+        if not combination_equals(q, ((c, self._path(b)) for b, c in coefs)):
             raise CertificateMismatchError(f"path {text}: coefficients do not add up to the path")
-
-
-def _axpy(v: dict[int, Fraction], a: Fraction, x: dict[int, Fraction]) -> None:
-    """v += a * x in place, dropping zeros."""
-    for w, c in x.items():
-        nv = v.get(w, 0) + a * c
-        if nv:
-            v[w] = nv
-        else:
-            v.pop(w, None)

@@ -1,27 +1,26 @@
 """Exact rank of path sets: peeling plus sparse Gaussian elimination over GF(p).
 
 A path is a 0/1 vector over the m weights, given here as the list (or int64 array) of its
-weight ids. Two exact tools are combined (notes/math.md, section 2):
+weight ids. Two exact tools are combined (notes/math.md, section 2), both from ``linalg``:
 
-* **Peeling.** A path holding a weight that no other remaining path holds is independent of
-  the rest; remove it and repeat. Done in batched numpy rounds: every path with a private
-  weight in the current set is removed in the same round (removing paths only lowers the
-  per-weight counters, so paths peeled together stay independent of each other). The peel
-  order is triangular: the private weight ``e_i`` of the i-th peeled path is held by no
-  later-peeled path and by no core path.
-* **Elimination.** What does not peel (the *core*) is reduced row by row modulo a prime,
-  pivoting on the highest weight id, like the reference checker. rank over GF(p) <= rank over
-  Q, so "rank mod p == row count" proves independence over Q. A shortfall modulo
-  ``P1 = 2**31 - 1`` is re-checked modulo ``P2 = 2**31 - 19`` before dependence is declared.
+* **Peeling** (``linalg.peeling``): a path holding a weight that no other remaining path holds
+  is independent of the rest; removed in batched rounds, triangular in peel order.
+* **Elimination** (``linalg.elimination``): what does not peel (the *core*) is reduced row by
+  row modulo a prime, pivoting on the highest weight id, like the reference checker. rank over
+  GF(p) <= rank over Q, so "rank mod p == row count" proves independence over Q. A shortfall
+  modulo ``P1 = 2**31 - 1`` is re-checked modulo ``P2 = 2**31 - 19`` before dependence is declared.
+
+This module holds what is specific to paths: their CSR form (``flatten_blocks``), rank of path
+blocks, and the incremental basis of the repair step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..linalg.elimination import P1, P2, PRIMES, ModPElimination
 from ..linalg.peeling import PeelResult, peel
 from ..network import Network, PathBlock
 
@@ -40,71 +39,6 @@ __all__ = [
     "rank_of",
     "independent_mask",
 ]
-
-P1 = 2_147_483_647  # 2**31 - 1
-P2 = 2_147_483_629  # 2**31 - 19, used to confirm a shortfall seen modulo P1
-PRIMES = (P1, P2)
-
-
-# --------------------------------------------------------------------------------------
-# Sparse elimination modulo one prime
-# --------------------------------------------------------------------------------------
-
-
-class ModPElimination:
-    """Row echelon form modulo ``p`` of sparse rows, pivot = highest weight id.
-
-    Pivot rows are stored normalised (leading coefficient 1) so reducing needs no inverse.
-    Only the leading entry of a residual is ever eliminated: that is all rank needs.
-    """
-
-    __slots__ = ("p", "pivots")
-
-    def __init__(self, p: int = P1) -> None:
-        self.p = p
-        self.pivots: dict[int, dict[int, int]] = {}
-
-    @property
-    def rank(self) -> int:
-        return len(self.pivots)
-
-    def reduce(self, row: Iterable[int]) -> dict[int, int]:
-        """Residual of a 0/1 row after elimination; ``{}`` iff the row is in the span mod p."""
-        return self.reduce_vector(dict.fromkeys(row, 1))
-
-    def reduce_vector(self, v: dict[int, int]) -> dict[int, int]:
-        """Residual of a sparse integer vector {coordinate: value} (consumed) modulo p."""
-        p, piv = self.p, self.pivots
-        v = {k: c % p for k, c in v.items() if c % p}
-        while v:
-            e = max(v)
-            pr = piv.get(e)
-            if pr is None:
-                return v  # leading weight has no pivot: independent modulo p
-            f = v[e]
-            for k, c in pr.items():
-                nv = (v.get(k, 0) - f * c) % p
-                if nv:
-                    v[k] = nv
-                else:
-                    v.pop(k, None)
-        return v
-
-    def insert_residual(self, v: dict[int, int]) -> None:
-        """Store a non-zero residual returned by :meth:`reduce` as a new pivot row."""
-        e = max(v)
-        inv = pow(v[e], self.p - 2, self.p)
-        if inv != 1:
-            p = self.p
-            v = {k: c * inv % p for k, c in v.items()}
-        self.pivots[e] = v
-
-    def add(self, row: Iterable[int]) -> bool:
-        v = self.reduce(row)
-        if not v:
-            return False
-        self.insert_residual(v)
-        return True
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES) -> int:
