@@ -16,11 +16,10 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.engine import DeahResult, run_deah
-from .deah.local_certificates import LocalCertificates
+from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
-from .deah.step3_complete import Chains
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
-from .deah.witness_certificates import WitnessCertificates
+from .deah.walks import ChoiceWalks
 from .discarded import DiscardedList, DiscardedPath
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
@@ -234,13 +233,10 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     addition. Returns (the method, how many finished certificates were re-added in full)."""
     rule = ChoiceRule(network.widths, deah.seed)
 
-    def peel():  # the witness peel, set up only when a block brought several hops
-        return WitnessCertificates(network, deah.bases, deah.step3, rule)
-
     flat_basis = flatten_blocks(network, basis)
-    local = LocalCertificates(network, deah.step1, deah.bases, deah.step3, rule, peel, Checker(network, flat_basis))
-    method = "ear recursion + witness peeling" if local.uses_peel else "ear recursion"
-    split = SplitCertificates(network, local, Chains(network, rule), flat_basis)
+    ears = EarRecursion(network, deah.bases, deah.step3, rule, Checker(network, flat_basis))
+    method = "ear recursion + witness peeling" if ears.uses_peel else "ear recursion"
+    split = SplitCertificates(network, ears, ChoiceWalks(network, rule), flat_basis)
     subs, rows = discarded.subs, discarded.rows
     # Runs of one substructure in table order, in batches of bounded size: the certificates
     # come out sorted by discard, then basis index, with no reordering afterwards.

@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from basispath_graph.choices import ChoiceRule
-from basispath_graph.deah.local_certificates import LocalCertificates
+from basispath_graph.deah.ear_recursion import EarRecursion
 from basispath_graph.linalg.peeling import peel_entries
 from basispath_graph.deah.split_certificates import Packing, SplitCertificates
-from basispath_graph.deah.step3_complete import Chains, _eliminate, _forest
+from basispath_graph.deah.step3_complete import _eliminate, _forest
+from basispath_graph.deah.walks import ChoiceWalks
 from basispath_graph.deah.witness_certificates import P, WitnessCertificates, _sparse_inverse
 from basispath_graph.network import Network, PathBlock
 from basispath_graph.presets import preset_network
@@ -35,11 +36,8 @@ def _split(result) -> SplitCertificates:
     d = result.deah
     rule = ChoiceRule(result.network.widths, d.seed)
     flat = flatten_blocks(result.network, result.basis)
-    local = LocalCertificates(
-        result.network, d.step1, d.bases, d.step3, rule,
-        lambda: WitnessCertificates(result.network, d.bases, d.step3, rule), Checker(result.network, flat),
-    )
-    return SplitCertificates(result.network, local, Chains(result.network, rule), flat)
+    ears = EarRecursion(result.network, d.bases, d.step3, rule, Checker(result.network, flat))
+    return SplitCertificates(result.network, ears, ChoiceWalks(result.network, rule), flat)
 
 
 @given(networks(max_layers=6, max_width=4), st.integers(0, 3))

@@ -23,7 +23,7 @@ skip hop (a, b) are factored as Z(u, v) = Mid(u, v) + A(u) + B(v):
   (the kept X_r(f), one path), A = -Pre_o, B = -Suf_o;
 - owned by a block with several new hops: Mid = the certificate of the rectangle f_uv - f_u0 -
   f_0v + f_00, A(u) = Z(u, 0) - Z(0, 0), B(v) = Z(0, v), from the witness peel
-  (``LocalCertificates``), each checked by vector addition.
+  (``WitnessCertificates.spliced_table``), each checked by vector addition.
 
 A row split on hop (a, b) then has the certificate [Pre_r + A](u) + Mid(u, v) + [Suf_r + B](v):
 three table rows, the first and last precombined once per (route, neuron).
@@ -33,7 +33,7 @@ linear algebra (the witness peel's) are checked by vector addition; every other 
 path named by its nodes (B_0's S_0 and T_0 looked up node by node, the X_r(f) compared with r's
 walks node by node). Each discarded row is checked to really be in_r(u) + f + out_r(v) (its nodes
 equal r's walks before u and after v). Rows that do not split that way (not produced by
-Subroutine) fall back to the recursion of ``LocalCertificates`` and a full check. ``solve`` also
+Subroutine) fall back to the recursion of ``EarRecursion`` and a full check. ``solve`` also
 re-adds a sample of the finished certificates by vector addition, as a guard.
 """
 
@@ -43,13 +43,11 @@ import numpy as np
 
 from ..network import Network, PathBlock
 from ..verify.checks import check_certificates
-from .local_certificates import LocalCertificates, Terms, _concat, _empty, as_table, combine, take_rows
-from .step3_complete import Chains
+from ..linalg.sparse import Table, Terms, as_table, combine, concat_terms, empty_terms, take_rows
+from .ear_recursion import EarRecursion
+from .walks import ChoiceWalks
 
 __all__ = ["SplitCertificates"]
-
-Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR over keys: (ptr, basis index, coef)
-
 
 def _zero_table(n: int) -> Table:
     return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -65,7 +63,7 @@ def _shared_terms(terms: Terms, n: int) -> tuple[Terms, Terms]:
     with the same coefficient, once, as row 0)."""
     rows, idx, coef = terms
     if n < 2 or len(rows) == 0:
-        return terms, _empty()
+        return terms, empty_terms()
     # Rows hold distinct basis indices, so a (basis index, coef) pair seen n times is in every row.
     _, inverse, count = np.unique(np.stack([idx, coef]), axis=1, return_inverse=True, return_counts=True)
     everywhere = (count == n)[inverse.ravel()]
@@ -74,30 +72,30 @@ def _shared_terms(terms: Terms, n: int) -> tuple[Terms, Terms]:
 
 
 class SplitCertificates:
-    """Certificates of rows of the B_r, over the kept set that ``local`` numbers."""
+    """Certificates of rows of the B_r, over the kept set that ``ears`` numbers."""
 
-    def __init__(self, network: Network, local: LocalCertificates, chains: Chains, flat_basis):
-        self.network, self.local, self.chains, self.flat_basis = network, local, chains, flat_basis
-        self.mlp = local.mlp
+    def __init__(self, network: Network, ears: EarRecursion, chains: ChoiceWalks, flat_basis):
+        self.network, self.ears, self.chains, self.flat_basis = network, ears, chains, flat_basis
+        self.mlp = ears.mlp
         self._pre: dict[tuple[int, ...], Table] = {}
         self._suf: dict[tuple[int, ...], Table] = {}
         self._hops: dict[tuple[int, int], tuple] = {}
         self._pieces: dict[tuple, tuple] = {}
         self._packed_tables: dict[tuple, np.ndarray] = {}
-        self.packing = Packing.for_size(local.size)
+        self.packing = Packing.for_size(ears.size)
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _checked(self, layers: tuple[int, ...], nodes: np.ndarray) -> Terms:
         """Certificates of distinct paths by the recursion, checked by vector addition."""
-        terms = self.local.expand(layers, nodes, distinct=True)
+        terms = self.ears.expand(layers, nodes, distinct=True)
         check_certificates(self.network, self.flat_basis, [PathBlock(layers, nodes)], terms)
         return terms
 
     def _t0(self, layer: int, z: np.ndarray, rows: np.ndarray) -> Terms:
         """-T_0(z) for neurons z of ``layer`` (nothing for an input or output neuron)."""
         if layer in (0, self.network.L):
-            return _empty()
-        return rows, self.local.T0[layer][z], -np.ones(len(z), dtype=np.int64)
+            return empty_terms()
+        return rows, self.ears.T0[layer][z], -np.ones(len(z), dtype=np.int64)
 
     def hop(self, a: int, b: int) -> tuple[Table | None, object, Table | None]:
         """(A, Mid, B) of Z(u, v) = Mid(u, v) + A(u) + B(v) for hop (a, b); Mid is a table over
@@ -105,7 +103,7 @@ class SplitCertificates:
         factors = self._hops.get((a, b))
         if factors is not None:
             return factors
-        w, lc = self.network.widths, self.local
+        w, lc = self.network.widths, self.ears
         n = w[a] * w[b]
         if b == a + 1:  # S_0(f) itself
             factors = (None, (np.arange(n + 1, dtype=np.int64), lc.S0[a].ravel(), np.ones(n, dtype=np.int64)), None)
@@ -154,7 +152,7 @@ class SplitCertificates:
                 d = self.chains.direct(layer, c)
                 parts = [take_rows(self._bracket(route[1:], "suf"), d, z)] + self._spliced_terms(layer, c, z, d, z)
             parts.append(self._t0(layer, z, z))
-            table = as_table(combine(_concat(parts), n, self.local.size), n)
+            table = as_table(combine(concat_terms(parts), n, self.ears.size), n)
         cache[route] = table
         return table
 
@@ -166,15 +164,15 @@ class SplitCertificates:
         key = (route_pre, route_suf)
         pieces = self._pieces.get(key)
         if pieces is None:
-            w, size = self.network.widths, self.local.size
+            w, size = self.network.widths, self.ears.size
             a, b = route_pre[-1], route_suf[0]
             A, mid, B = self.hop(a, b)
             u, v = np.arange(w[a], dtype=np.int64), np.arange(w[b], dtype=np.int64)
             pre = [take_rows(self._bracket(route_pre, "pre"), u, u)] + ([take_rows(A, u, u)] if A is not None else [])
             suf = [take_rows(self._bracket(route_suf, "suf"), v, v)] + ([take_rows(B, v, v)] if B is not None else [])
-            pre_rest, pre_shared = _shared_terms(combine(_concat(pre), w[a], size), w[a])
-            suf_rest, suf_shared = _shared_terms(combine(_concat(suf), w[b], size), w[b])
-            shared = combine(_concat([pre_shared, suf_shared]), 1, size)
+            pre_rest, pre_shared = _shared_terms(combine(concat_terms(pre), w[a], size), w[a])
+            suf_rest, suf_shared = _shared_terms(combine(concat_terms(suf), w[b], size), w[b])
+            shared = combine(concat_terms([pre_shared, suf_shared]), 1, size)
             pieces = self._pieces[key] = (
                 as_table(pre_rest, w[a]), mid, as_table(suf_rest, w[b]), as_table(shared, 1),
             )
@@ -233,7 +231,7 @@ class SplitCertificates:
         layers = tuple(layers)
         nodes = np.asarray(nodes, dtype=np.int64)
         if len(nodes) == 0:
-            return _empty()
+            return empty_terms()
         if block_rows is None:
             at = self.split(layers, nodes)
         else:
@@ -267,7 +265,7 @@ class SplitCertificates:
         for rows, packed in groups:
             r, i, c = pk.merge_rows(packed)
             parts.append((rows[r], i, c))
-        terms = _concat(parts)
+        terms = concat_terms(parts)
         if len(groups) > 1 and not all(g[0][-1] < h[0][0] for g, h in zip(groups, groups[1:])):
             order = np.argsort(terms[0], kind="stable")  # groups interleave: back to row order
             terms = tuple(t[order] for t in terms)
@@ -317,7 +315,7 @@ class Packing:
         row, then basis index, zero sums dropped."""
         n, width = packed.shape
         if width == 0:
-            return _empty()
+            return empty_terms()
         packed = np.sort(packed, axis=1)
         valid = packed != self.empty
         idx = packed >> self.bits

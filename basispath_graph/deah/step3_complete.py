@@ -15,7 +15,7 @@ the shared choice rule. Step 3 is replaced (docs/deah-complete.md has the argume
 4. **Why that is independent.** Every witness vanishes on the earlier kept paths, so rows with
    independent witnesses are independent of them. For a pure ear order the count is
    (m_0 - H) + sum over skips of w_a * w_b = m - H; with local blocks it is measured.
-5. **Certificates** (``local_certificates``, ``witness_certificates``): recursion on the latest
+5. **Certificates** (``ear_recursion``, ``witness_certificates``): recursion on the latest
    owner among a path's skip hops, and for local blocks' hops each block's witness system peeled
    down the order. Every certificate is checked by vector addition in ``solve``.
 """
@@ -34,8 +34,9 @@ from ..verify.rank import ModPElimination
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
 from .step3_sdvchain import Step3Result
+from .walks import ChoiceWalks, owner_rows, route_hops
 
-__all__ = ["COMPLETE_STEPS", "CompleteStep3", "Chains", "LayerDebt", "ear_order", "run_step3_complete"]
+__all__ = ["COMPLETE_STEPS", "CompleteStep3", "LayerDebt", "ear_order", "run_step3_complete"]
 
 
 # Discard.step values of deah-complete: the ear's hop rule ("prefix": differs from the kept path
@@ -52,12 +53,12 @@ class CompleteStep3(Step3Result):
     new_hops: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # idx -> hops new at its turn
     rules: dict[int, str] = field(default_factory=dict)  # idx -> "p0", "ear" or "local"
     # idx -> debts paid by that local block, as (layer, into hops, out-of hops) when paid: its
-    # phi_z witness coordinates, in the order _Witness numbers them (witness_certificates.py)
+    # phi_z witness coordinates, in the order WitnessCertificates numbers them (witness_certificates.py)
     paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = field(default_factory=dict)
 
     @property
     def ear_orderable(self) -> bool:
-        """Every substructure is an ear: the ear recursion of ``LocalCertificates`` applies."""
+        """Every substructure is an ear: the ear recursion (``ear_recursion.EarRecursion``) applies."""
         return all(r in ("p0", "ear") for r in self.rules.values())
 
 
@@ -65,19 +66,15 @@ class CompleteStep3(Step3Result):
         return dict(self.discards.step_counts())
 
 
-def _hops(layers) -> list[tuple[int, int]]:
-    return list(zip(layers, layers[1:]))
-
-
 def ear_order(step1: Step1Result) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
     """p_0, then repeatedly the earliest substructure bringing exactly one new hop; when none
     does, one bringing none, else the one bringing the fewest. Returns (order, new hops each)."""
     p0 = step1.selected[0]
-    covered = set(_hops(step1.paths[p0].layers))
+    covered = set(route_hops(step1.paths[p0].layers))
     order, news_of = [p0], {p0: []}
     rest = list(step1.selected[1:])
     while rest:
-        news = {idx: [h for h in _hops(step1.paths[idx].layers) if h not in covered] for idx in rest}
+        news = {idx: [h for h in route_hops(step1.paths[idx].layers) if h not in covered] for idx in rest}
         pick = next((idx for idx in rest if len(news[idx]) == 1), None)
         if pick is None:
             pick = next((idx for idx in rest if not news[idx]), None)
@@ -88,58 +85,6 @@ def ear_order(step1: Step1Result) -> tuple[list[int], dict[int, list[tuple[int, 
         order.append(pick)
         rest.remove(pick)
     return order, news_of
-
-
-class Chains:
-    """Designated-predecessor and direct-edge walks of the shared choice rule along any route."""
-
-    def __init__(self, network: Network, rule: ChoiceRule):
-        self.network, self.rule = network, rule
-        self._pred: dict[tuple[int, int], np.ndarray] = {}
-        self._direct: dict[tuple[int, int], np.ndarray] = {}
-
-    def pred(self, a: int, b: int) -> np.ndarray:
-        if (a, b) not in self._pred:
-            self._pred[(a, b)] = self.rule.predecessor(a, b, np.arange(self.network.widths[b]))
-        return self._pred[(a, b)]
-
-    def direct(self, a: int, b: int) -> np.ndarray:
-        if (a, b) not in self._direct:
-            self._direct[(a, b)] = self.rule.direct(a, b, np.arange(self.network.widths[a]))
-        return self._direct[(a, b)]
-
-    def backward(self, route: tuple[int, ...], end) -> np.ndarray:
-        """in(end): neurons of the predecessor walk along ``route`` (layers ascending, ending at
-        end's layer) for each neuron in ``end``; shape (len(end), len(route))."""
-        end = np.asarray(end, dtype=np.int64)
-        cols = [end]
-        for a, b in reversed(_hops(route)):
-            cols.append(self.pred(a, b)[cols[-1]])
-        return np.stack(cols[::-1], axis=1)
-
-    def forward(self, route: tuple[int, ...], start) -> np.ndarray:
-        """out(start): neurons of the direct-edge walk along ``route`` from each start neuron."""
-        start = np.asarray(start, dtype=np.int64)
-        cols = [start]
-        for a, b in _hops(route):
-            cols.append(self.direct(a, b)[cols[-1]])
-        return np.stack(cols, axis=1)
-
-
-def _owner_rows(block: PathBlock, hop: tuple[int, int], chains: Chains, index: RowIndex | None = None) -> tuple[int, np.ndarray]:
-    """Position j of ``hop`` in the block's layers, and the mask of rows equal to X_r(their f):
-    every X_r(f) is built from r's walks and looked up among the rows (``index``: the block's
-    ``RowIndex``, when the caller already has one)."""
-    layers = block.layers
-    j = layers.index(hop[0])
-    wa, wb = chains.network.widths[hop[0]], chains.network.widths[hop[1]]
-    u, v = np.divmod(np.arange(wa * wb, dtype=np.int64), wb)
-    prefix = chains.backward(layers[: j + 1], np.arange(wa))
-    suffix = chains.forward(layers[j + 1 :], np.arange(wb))
-    found = (index or RowIndex(block.nodes)).find(np.concatenate([prefix[u], suffix[v]], axis=1), missing_ok=True)
-    mask = np.zeros(len(block), dtype=bool)
-    mask[found[found >= 0]] = True
-    return j, mask
 
 
 def _hop_discards(table: DiscardTable, idx: int, block: PathBlock, hop: tuple[int, int], j: int, keep: np.ndarray, wb: int) -> None:
@@ -202,7 +147,7 @@ class _Witness:
 
     def __init__(self, network: Network, block: PathBlock, news, debts):
         self.network, self.block = network, block
-        hops = _hops(block.layers)
+        hops = route_hops(block.layers)
         self.new_cols = [k for k, h in enumerate(hops) if h in set(news)]
         self.debts = debts  # (debt, column of layer c in block, sign: +1 in via h_in, -1 out via h_out)
         self.base = network.m
@@ -339,7 +284,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     Certificates are computed afterwards, over the kept set in ``order``.
     """
     order, news_of = ear_order(step1)
-    chains = Chains(network, rule)
+    chains = ChoiceWalks(network, rule)
     alive: dict[int, np.ndarray] = {}
     rules: dict[int, str] = {}
     discards = DiscardTable(network, bases)
@@ -352,7 +297,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             rules[idx], keep = "p0", np.ones(len(block), dtype=bool)
         elif len(news) == 1 and not paying:
             rules[idx] = "ear"
-            j, keep = _owner_rows(block, news[0], chains)
+            j, keep = owner_rows(block, news[0], chains)
             expected = network.widths[news[0][0]] * network.widths[news[0][1]]
             if int(keep.sum()) != expected:  # Subroutine's output always has them; say so if not
                 raise AssertionError(f"{block.layers}: {int(keep.sum())} owner rows for {news[0]}, expected {expected}")
@@ -364,7 +309,7 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             first = np.zeros(len(block), dtype=bool)
             index = RowIndex(block.nodes) if news else None
             for hop in news:
-                first |= _owner_rows(block, hop, chains, index)[1]
+                first |= owner_rows(block, hop, chains, index)[1]
             if len(news) == 1:
                 keep = _keep_one_new_hop(network, block, news[0], first, paying)
             else:

@@ -15,7 +15,7 @@ later block are zero, so the peel really starts at r, with the system of the rul
 it) and going down the order, each block solves its own small system; what is left after the last
 block lies in the span of p_0's paths and telescopes over B_0. For an ear the system is the
 identity on its new hop (c = x's value on the weight), so this reproduces the ear recursion of
-``local_certificates``; certificates over a basis are unique, so both give the same numbers.
+``ear_recursion``; certificates over a basis are unique, so both give the same numbers.
 
 Arithmetic is modulo P1; coefficients are lifted to (-P1/2, P1/2) and every certificate is then
 checked by exact integer vector addition (``check_certificates``), so a non-integral or too
@@ -29,10 +29,11 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..linalg.peeling import peel_entries
-from ..linalg.sparse import gather, group_by
+from ..linalg.sparse import Terms, combine, empty_terms, gather, group_by
 from ..linalg.elimination import P1, Echelon, NotInSpan, nullspace_mod_p
-from .local_certificates import Terms, _empty, combine, mlp_tables
-from .step3_complete import Chains, CompleteStep3
+from .certificate_tables import SplicedTable, mlp_tables
+from .step3_complete import CompleteStep3
+from .walks import ChoiceWalks
 
 __all__ = ["WitnessCertificates", "WitnessPeelError", "alpha_functional"]
 
@@ -242,7 +243,7 @@ class WitnessCertificates:
                 self.witness[k] = self._local_system(k, idx, step3, hop_id, alphas)
         # p_0's telescoping paths by weight: S_0(e) for every weight e of a hop (a, a + 1), and
         # T_0 of e's target neuron when that neuron is hidden (-1 otherwise).
-        _, _, S0, T0 = mlp_tables(network, Chains(network, rule), bases[order[0]], 0)
+        self.in0, self.out0, S0, T0 = mlp_tables(network, ChoiceWalks(network, rule), bases[order[0]], 0)
         self.S_of = np.full(m, -1, dtype=np.int64)
         self.T_of = np.full(m, -1, dtype=np.int64)
         for a in range(network.L):
@@ -253,6 +254,32 @@ class WitnessCertificates:
 
     def hops_of(self, layers) -> list[int]:
         return [self.hop_id[h] for h in zip(layers, layers[1:])]
+
+    def spliced_table(self, a: int, b: int, checker=None) -> SplicedTable:
+        """Certificates of the spliced paths Z(f) = in_0(u) + f + out_0(v) of the skip hop (a, b),
+        factored (``SplicedTable``): the 2w - 1 cross paths Z(u, 0), Z(0, v) by the peel down the
+        whole order, and every rectangle f_uv - f_u0 - f_0v + f_00 by the peel from the hop's owner
+        down (every later block's witnesses vanish on it: it has no hop totals and no flow through
+        any neuron). ``checker`` (a ``verify.checks.Checker``): re-add both by vector addition."""
+        w, mlp = self.network.widths, tuple(range(self.network.L + 1))
+        u = np.r_[np.arange(w[a]), np.zeros(w[b], dtype=np.int64)]
+        v = np.r_[np.zeros(w[a], dtype=np.int64), np.arange(w[b])]
+        layers, nodes = mlp[: a + 1] + mlp[b:], np.concatenate([self.in0[a][u], self.out0[b][v]], axis=1)
+        cross = self.expand_blocks([PathBlock(layers, nodes)])
+        if checker is not None:
+            checker.paths(layers, nodes, cross)
+        n = w[a] * w[b]
+        f = np.flatnonzero((np.arange(n) // w[b] > 0) & (np.arange(n) % w[b] > 0))
+        u, v = np.divmod(f, w[b])
+        lo = self.network.offsets[(a, b)]
+        k = np.arange(len(f), dtype=np.int64)
+        rows = np.concatenate([k, k, k, k])
+        wids = lo + np.concatenate([f, u * w[b], v, np.zeros(len(f), dtype=np.int64)])
+        vals = np.concatenate([np.ones(len(f)), -np.ones(len(f)), -np.ones(len(f)), np.ones(len(f))]).astype(np.int64)
+        rect = self.expand_vectors(rows, wids, vals, len(f), int(self.hop_owner[self.hop_id[(a, b)]]))
+        if checker is not None:
+            checker.vectors(rows, wids, vals, rect)
+        return SplicedTable.build(w[a], w[b], cross, f, rect, self.size)
 
     def _local_system(self, k: int, idx: int, step3: CompleteStep3, hop_id, alphas) -> dict:
         w = self.network.widths
@@ -314,7 +341,7 @@ class WitnessCertificates:
         down the order for all of them (each block's system is set up once per call)."""
         n = sum(len(b) for b in blocks)
         if n == 0:
-            return _empty()
+            return empty_terms()
         state = _Residual(self, n)
         first = 0
         for block in blocks:
@@ -428,7 +455,7 @@ class _Residual:
 
     def _merged(self, parts: list[Terms]) -> Terms:
         if not parts:
-            return _empty()
+            return empty_terms()
         return _merge(*(np.concatenate([p[j] for p in parts]) for j in range(3)), self.peel.network.m)
 
     def pop(self, hop: int) -> Terms:
