@@ -21,7 +21,8 @@ from basispath_graph.linalg.peeling import peel_entries
 from basispath_graph.deah.split_certificates import Packing, SplitCertificates
 from basispath_graph.deah.step3_complete import _eliminate, _forest
 from basispath_graph.deah.walks import ChoiceWalks
-from basispath_graph.deah.witness_certificates import P, WitnessCertificates, _sparse_inverse
+from basispath_graph.deah.witness_certificates import P, WitnessCertificates
+from basispath_graph.linalg.sparse_inverse import inverse_on_pivots
 from basispath_graph.network import Network, PathBlock
 from basispath_graph.presets import preset_network
 from basispath_graph.rowkeys import RowIndex
@@ -172,7 +173,7 @@ def test_sparse_inverse_recovers_every_combination(seed):
     r = np.array([i for i, v in enumerate(vectors) for _ in v], dtype=np.int64)
     c = np.array([k for v in vectors for k in v], dtype=np.int64)
     x = np.array([val for v in vectors for val in v.values()], dtype=np.int64)
-    ptr, rows, coef = _sparse_inverse(r, c, x, len(vectors), width)
+    ptr, rows, coef = inverse_on_pivots(r, c, x, len(vectors), width, P)
     for _ in range(5):
         want = rng.integers(0, P, len(vectors))
         target = np.zeros(width, dtype=object)

@@ -30,27 +30,14 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..linalg.sparse import Terms, combine, concat_terms, empty_terms, gather
 from ..network import Network, PathBlock
+from ..rowkeys import radix_keys
 from ..verify.checks import Checker
 from .certificate_tables import mlp_tables, owner_table
 from .step3_complete import CompleteStep3
 from .walks import ChoiceWalks
 from .witness_certificates import WitnessCertificates
 
-__all__ = ["EarRecursion", "radix_keys"]
-
-
-def radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
-    """Each row as mixed-radix int64 keys over consecutive column groups (a group is closed
-    before its product of widths would reach 2^62): equal rows <=> equal keys."""
-    keys, key, span = [], np.zeros(len(nodes), dtype=np.int64), 1
-    for k, w in enumerate(widths):
-        if span * w >= 2**62:
-            keys.append(key)
-            key, span = np.zeros(len(nodes), dtype=np.int64), 1
-        key = key * w + nodes[:, k]
-        span *= w
-    keys.append(key)
-    return keys
+__all__ = ["EarRecursion"]
 
 
 class EarRecursion:

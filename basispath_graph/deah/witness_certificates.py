@@ -28,9 +28,9 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
-from ..linalg.peeling import peel_entries
-from ..linalg.sparse import Terms, combine, empty_terms, gather, group_by
-from ..linalg.elimination import P1, Echelon, NotInSpan, nullspace_mod_p
+from ..linalg.sparse import Terms, combine, empty_terms, gather
+from ..linalg.elimination import P1, NotInSpan, nullspace_mod_p
+from ..linalg.sparse_inverse import DependentRows, inverse_on_pivots
 from .certificate_tables import SplicedTable, mlp_tables
 from .step3_complete import CompleteStep3
 from .walks import ChoiceWalks
@@ -58,137 +58,17 @@ def alpha_functional(earlier: np.ndarray, mine: np.ndarray) -> np.ndarray:
     return N[:, j] * pow(int(d[j]), P - 2, P) % P
 
 
-def _kept_system(vectors: list[dict[int, int]]) -> Echelon:
-    """Echelon form (mod P, with recipes) of a block's kept witness vectors, so that a target
-    vector's coefficients on the kept rows come out exactly (``Echelon.coordinates``)."""
-    system = Echelon(P, recipes=True)
-    for i, vec in enumerate(vectors):
-        if not system.add_vector(vec):  # the rule kept it because it was independent: cannot happen
-            raise WitnessPeelError(f"kept row {i} has a witness vector dependent on the ones before it")
-    return system
-
-
-def _solve_kept(system: Echelon, target: dict[int, int]) -> dict[int, int]:
-    """{kept row: coefficient mod P} with target = sum coefficient x witness(kept row)."""
-    try:
-        return system.coordinates(target)
-    except NotInSpan as exc:
-        raise WitnessPeelError(f"witness coordinate {exc.coordinate} of what is left has no kept row") from None
-
-
 def _merge(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> Terms:
     """Sum equal (row, col) entries modulo P and drop zeros; sorted by row, then col."""
     return combine((rows, cols, vals), 0, width, modulus=P)
 
 
-def _inv_mod(x: np.ndarray) -> np.ndarray:
-    """x^-1 mod P elementwise (Fermat: x^(P-2)), by square and multiply in int64."""
-    result = np.ones_like(x)
-    base = x % P
-    e = P - 2
-    while e:
-        if e & 1:
-            result = result * base % P
-        base = base * base % P
-        e >>= 1
-    return result
-
-
-def _sparse_inverse(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: int):
-    """Rows of W[:, P]^-1 (mod P) for the independent rows W given as merged entries (row r,
-    coordinate c, value v): returns (ptr over coordinates, kept row, coefficient), empty for
-    coordinates outside P.
-
-    Most rows have a coordinate no other remaining row has (a new weight only its own X_r(f)
-    uses): peeled in rounds, they are triangular, so their part is forward substitution in
-    arrays, all unit targets at once. The few rows left (the core: debts, alpha) have no entries
-    on the peeled pivots and are inverted by the exact elimination of ``linalg.elimination.Echelon``.
-    """
-    peeled = peel_entries(r, c, n, width)
-    rounds, pivot_of_row, alive = peeled.by_round(), peeled.pivot_of(n), peeled.core_mask(n)
-    round_of_col = np.full(width, -1, dtype=np.int64)
-    for k, holders in enumerate(rounds):
-        round_of_col[pivot_of_row[holders]] = k
-    row_ptr, row_order = group_by(r, n)
-    core = np.flatnonzero(alive)
-    # Entries of peeled rows by row, for the substitution; the core's exact elimination.
-    diag_val = np.zeros(n, dtype=np.int64)
-    on_pivot = pivot_of_row[r] == c
-    diag_val[r[on_pivot]] = v[on_pivot]
-    core_pivots: list[int] = []
-    core_inverse: dict[int, dict[int, int]] = {}
-    if len(core):
-        sel = alive[r]
-        vectors: dict[int, dict[int, int]] = {int(i): {} for i in core}
-        for ri, ci, vi in zip(r[sel].tolist(), c[sel].tolist(), v[sel].tolist()):
-            vectors[ri][ci] = vi
-        core_rows = core.tolist()
-        vecs = [vectors[i] for i in core_rows]
-        core_pivots = sorted(_kept_system(vecs).number)
-        on_p = set(core_pivots)
-        square = _kept_system([{ci: vi for ci, vi in vec.items() if ci in on_p} for vec in vecs])
-        for q in core_pivots:
-            core_inverse[q] = {core_rows[k]: x for k, x in _solve_kept(square, {q: 1}).items()}
-    # Forward substitution for every peel pivot's unit target at once: entries (target, coord, value).
-    peel_pivots = np.flatnonzero(round_of_col >= 0)
-    target_of_pivot = np.full(width, -1, dtype=np.int64)
-    target_of_pivot[peel_pivots] = np.arange(len(peel_pivots))
-    core_col = np.zeros(width, dtype=bool)
-    core_col[core_pivots] = True
-    buckets: dict[int, list[Terms]] = {}
-    rnd = round_of_col[peel_pivots]
-    for k in np.unique(rnd).tolist():
-        sel = np.flatnonzero(rnd == k)
-        buckets.setdefault(k, []).append((sel, peel_pivots[sel], np.ones(len(sel), dtype=np.int64)))
-    out_t, out_row, out_coef = [], [], []
-    core_left: list[Terms] = []
-    for k, holders in enumerate(rounds):
-        parts = buckets.pop(k, [])
-        if not parts:
-            continue
-        t, col, val = _merge(*(np.concatenate([p[j] for p in parts]) for j in range(3)), width)
-        row_at = np.full(width, -1, dtype=np.int64)
-        row_at[pivot_of_row[holders]] = holders
-        rows_k = row_at[col]
-        coef = val * _inv_mod(diag_val[rows_k]) % P
-        out_t.append(t), out_row.append(rows_k), out_coef.append(coef)
-        # residual -= coef x row, on later rounds' pivots and the core's pivots only.
-        ent = row_order[gather(row_ptr, rows_k)]
-        reps = row_ptr[rows_k + 1] - row_ptr[rows_k]
-        tt, cc = np.repeat(t, reps), c[ent]
-        vv = (P - np.repeat(coef, reps) * v[ent] % P) % P
-        later = round_of_col[cc] > k
-        for kk in np.unique(round_of_col[cc[later]]).tolist():
-            s = later & (round_of_col[cc] == kk)
-            buckets.setdefault(kk, []).append((tt[s], cc[s], vv[s]))
-        s = core_col[cc]
-        core_left.append((tt[s], cc[s], vv[s]))
-    # D^-1 as CSR over the core pivots (position j of core pivot q: core_at[q]).
-    core_at = np.full(width, -1, dtype=np.int64)
-    core_at[core_pivots] = np.arange(len(core_pivots))
-    d_ptr = np.zeros(len(core_pivots) + 1, dtype=np.int64)
-    np.cumsum([len(core_inverse[q]) for q in core_pivots], out=d_ptr[1:])
-    d_row = np.array([r for q in core_pivots for r in core_inverse[q]], dtype=np.int64)
-    d_coef = np.array([x for q in core_pivots for x in core_inverse[q].values()], dtype=np.int64)
-    # c_core = (what is left on the core pivots) . D^-1 for the peel pivots' targets ...
-    if core_pivots and core_left:
-        t, col, val = _merge(*(np.concatenate([p[j] for p in core_left]) for j in range(3)), width)
-        j = core_at[col]
-        take = gather(d_ptr, j)
-        reps = d_ptr[j + 1] - d_ptr[j]
-        out_t.append(np.repeat(t, reps)), out_row.append(d_row[take]), out_coef.append(np.repeat(val, reps) * d_coef[take] % P)
-    # ... and the core pivots' own targets: rows of D^-1.
-    n_peel = len(peel_pivots)
-    all_pivots = np.concatenate([peel_pivots, np.array(core_pivots, dtype=np.int64)])
-    out_t.append(n_peel + np.repeat(np.arange(len(core_pivots), dtype=np.int64), np.diff(d_ptr)))
-    out_row.append(d_row), out_coef.append(d_coef)
-    if len(all_pivots) != n:
-        raise WitnessPeelError(f"{n} kept witness vectors but {len(all_pivots)} pivot coordinates")
-    t, row, coef = _merge(np.concatenate(out_t), np.concatenate(out_row), np.concatenate(out_coef), n)
-    # Back to rows indexed by coordinate.
-    coord = all_pivots[t]
-    ptr, order = group_by(coord, width)
-    return ptr, row[order], coef[order]
+def _sparse_inverse_checked(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width: int):
+    """``linalg.sparse_inverse.inverse_on_pivots`` of a block's kept witness vectors (mod P)."""
+    try:
+        return inverse_on_pivots(r, c, v, n, width, P)
+    except (DependentRows, NotInSpan) as exc:  # the rule kept them as independent: cannot happen
+        raise WitnessPeelError(f"kept witness vectors: {exc}") from None
 
 
 class WitnessCertificates:
@@ -307,7 +187,7 @@ class WitnessCertificates:
         # invertible square matrix W[:, P]. For any w in their span, the coefficients are
         # c = w[P] . W[:, P]^-1, so the inverse (very sparse here: a few terms per coordinate) is
         # computed once and applied to every row with array operations.
-        system["inv_ptr"], system["inv_kept"], system["inv_coef"] = _sparse_inverse(r, c, v, len(kw), system["alpha_coord"] + 1)
+        system["inv_ptr"], system["inv_kept"], system["inv_coef"] = _sparse_inverse_checked(r, c, v, len(kw), system["alpha_coord"] + 1)
         return system
 
     def _evaluate(self, system: dict, rows: np.ndarray, wids: np.ndarray, vals: np.ndarray) -> Terms:

@@ -4,6 +4,8 @@
 - :mod:`.peeling`: peeling vectors with a private coordinate into triangular rounds;
 - :mod:`.elimination`: sparse Gaussian elimination over GF(p) or Q, optionally remembering how
   each echelon row was formed (to read off coordinates);
+- :mod:`.sparse_inverse`: the inverse of independent sparse rows on pivot coordinates mod p
+  (peeling, then elimination of the core);
 - :mod:`.checks`: "does this combination add up to that vector?" (certificate re-adding).
 
 No floating point anywhere. ``verify`` (rank, certify, express) and the certificate modules of
@@ -12,10 +14,12 @@ No floating point anywhere. ``verify`` (rank, certify, express) and the certific
 
 from .elimination import P1, P2, PRIMES, Echelon, ExactSpan, ModPElimination, NotInSpan, nullspace_mod_p
 from .peeling import PeelResult, peel, peel_entries
+from .sparse_inverse import DependentRows, inverse_mod, inverse_on_pivots
 from .sparse import Terms, as_table, combine, concat_terms, empty_terms, gather, group_by, grouped_by_value, take_rows
 
 __all__ = [
     "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "nullspace_mod_p",
     "PeelResult", "peel", "peel_entries",
+    "DependentRows", "inverse_mod", "inverse_on_pivots",
     "Terms", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by", "grouped_by_value", "take_rows",
 ]
