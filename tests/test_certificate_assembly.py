@@ -19,7 +19,7 @@ from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.ear_recursion import EarRecursion
 from basispath_graph.linalg.peeling import peel_entries
 from basispath_graph.deah.split_certificates import Packing, SplitCertificates
-from basispath_graph.deah.step3_complete import _eliminate, _forest
+from basispath_graph.linalg.elimination import forest_in_order as _forest, independent_in_order as _eliminate
 from basispath_graph.deah.walks import ChoiceWalks
 from basispath_graph.deah.witness_certificates import P, WitnessCertificates
 from basispath_graph.linalg.sparse_inverse import inverse_on_pivots

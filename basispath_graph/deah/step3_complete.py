@@ -30,7 +30,7 @@ from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from ..rowkeys import RowIndex, first_of_each
 from ..linalg.peeling import peel_entries
-from ..verify.rank import ModPElimination
+from ..linalg.elimination import forest_in_order, independent_in_order
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
 from .step3_sdvchain import Step3Result
@@ -174,39 +174,6 @@ class _Witness:
         return (*(np.concatenate([p[k] for p in parts]) for k in range(3)), offset + 1)
 
 
-def _eliminate(tested: np.ndarray, vectors: list[dict[int, int]], n: int) -> np.ndarray:
-    """Mask of the rows ``tested`` (in that order) whose vectors are independent of those before."""
-    system = ModPElimination()
-    keep = np.zeros(n, dtype=bool)
-    for r, v in zip(tested.tolist(), vectors):
-        residual = system.reduce_vector(v)
-        if residual:
-            system.insert_residual(residual)
-            keep[r] = True
-    return keep
-
-
-def _forest(tested: np.ndarray, z_q: np.ndarray, z_x: np.ndarray, n: int) -> np.ndarray:
-    """``_eliminate`` for vectors sign x (e_{z_q} - e_{z_x}) over one debt layer: graph edges,
-    independent exactly when they form a forest, so the greedy choice in order is Kruskal's with
-    union-find (an edge z_q = z_x is the zero vector)."""
-    parent: dict[int, int] = {}
-
-    def root(x: int) -> int:
-        while parent.get(x, x) != x:
-            parent[x] = parent.get(parent[x], parent[x])
-            x = parent[x]
-        return x
-
-    keep = np.zeros(n, dtype=bool)
-    for row, a, b in zip(tested.tolist(), z_q.tolist(), z_x.tolist()):
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[ra] = rb
-            keep[row] = True
-    return keep
-
-
 def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
     """The local rule in general: rows in order (the X_r(f) rows first) whose witness vectors are
     independent of the ones kept before."""
@@ -227,7 +194,7 @@ def _keep_independent(witness: _Witness, first: np.ndarray) -> np.ndarray:
         vectors: dict[int, dict[int, int]] = {int(k): {} for k in at}
         for ri, ci, vi in zip(r[in_core].tolist(), c[in_core].tolist(), v[in_core].tolist()):
             vectors[ri][ci] = vi
-        keep |= _eliminate(tested[at], [vectors[int(k)] for k in at], len(witness.block))
+        keep |= independent_in_order(tested[at], [vectors[int(k)] for k in at], len(witness.block))
     return keep
 
 
@@ -254,7 +221,7 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
     firsts = first_of_each(key)
     tested = rest[firsts]
     if len(paying) == 1:
-        keep = _forest(tested, key[firsts, 0], key[firsts, 1], len(block))
+        keep = forest_in_order(tested, key[firsts, 0], key[firsts, 1], len(block))
         keep[x_rows] = True
         return keep
     vectors, offset = [], 0
@@ -270,7 +237,7 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
                 v[offsets[d] + z_q] = sign
                 v[offsets[d] + z_x] = -sign
         vectors.append(v)
-    keep = _eliminate(tested, vectors, len(block))
+    keep = independent_in_order(tested, vectors, len(block))
     keep[x_rows] = True
     return keep
 

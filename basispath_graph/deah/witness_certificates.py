@@ -18,7 +18,7 @@ identity on its new hop (c = x's value on the weight), so this reproduces the ea
 ``ear_recursion``; certificates over a basis are unique, so both give the same numbers.
 
 Arithmetic is modulo P1; coefficients are lifted to (-P1/2, P1/2) and every certificate is then
-checked by exact integer vector addition (``check_certificates``), so a non-integral or too
+checked by exact integer vector addition (``verify.checks.check_certificates``), so a non-integral or too
 large coefficient can only show up as a failed check, never as a wrong certificate.
 """
 

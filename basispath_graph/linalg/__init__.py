@@ -12,13 +12,16 @@ No floating point anywhere. ``verify`` (rank, certify, express) and the certific
 ``deah`` are built on these.
 """
 
-from .elimination import P1, P2, PRIMES, Echelon, ExactSpan, ModPElimination, NotInSpan, nullspace_mod_p
+from .elimination import (
+    P1, P2, PRIMES, Echelon, ExactSpan, ModPElimination, NotInSpan, forest_in_order, independent_in_order, nullspace_mod_p,
+)
 from .peeling import PeelResult, peel, peel_entries
 from .sparse_inverse import DependentRows, inverse_mod, inverse_on_pivots
 from .sparse import Terms, as_table, combine, concat_terms, empty_terms, gather, group_by, grouped_by_value, take_rows
 
 __all__ = [
-    "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "nullspace_mod_p",
+    "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "forest_in_order",
+    "independent_in_order", "nullspace_mod_p",
     "PeelResult", "peel", "peel_entries",
     "DependentRows", "inverse_mod", "inverse_on_pivots",
     "Terms", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by", "grouped_by_value", "take_rows",

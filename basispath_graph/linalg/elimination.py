@@ -21,7 +21,10 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "nullspace_mod_p"]
+__all__ = [
+    "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "forest_in_order",
+    "independent_in_order", "nullspace_mod_p",
+]
 
 P1 = 2_147_483_647  # 2**31 - 1
 P2 = 2_147_483_629  # 2**31 - 19, used to confirm a shortfall seen modulo P1
@@ -199,6 +202,44 @@ class ExactSpan(Echelon):
     def raises_rank(self, support) -> bool:
         """Would the 0/1 vector with ones at ``support`` raise the rank?"""
         return bool(self.reduce(support))
+
+
+def independent_in_order(tested: np.ndarray, vectors: list[dict[int, int]], n: int, p: int = P1) -> np.ndarray:
+    """Mask (over rows 0..n-1) of the rows ``tested``, in that order, whose ``vectors`` are
+    independent (mod p) of the ones before them: greedy elimination."""
+    system = ModPElimination(p)
+    keep = np.zeros(n, dtype=bool)
+    for r, v in zip(tested.tolist(), vectors):
+        residual = system.reduce_vector(v)
+        if residual:
+            system.insert_residual(residual)
+            keep[r] = True
+    return keep
+
+
+def forest_in_order(tested: np.ndarray, z_q: np.ndarray, z_x: np.ndarray, n: int) -> np.ndarray:
+    """``independent_in_order`` for the vectors +-(e_{z_q} - e_{z_x}) (deah-complete: one paid
+    debt layer): graph edges, independent exactly when they form a forest, so the greedy choice in
+    order is Kruskal's with union-find (an edge z_q = z_x is the zero vector).
+
+    >>> forest_in_order(np.arange(4), np.array([0, 1, 0, 2]), np.array([1, 2, 2, 2]), 4).tolist()
+    [True, True, False, False]
+    """
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    keep = np.zeros(n, dtype=bool)
+    for row, a, b in zip(tested.tolist(), z_q.tolist(), z_x.tolist()):
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[ra] = rb
+            keep[row] = True
+    return keep
 
 
 def nullspace_mod_p(A: np.ndarray, p: int = P1) -> np.ndarray:
