@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
@@ -30,8 +31,9 @@ SECONDS_PER_CANDIDATE = {"deah": 1e-4, "deah-complete": 5e-5}
 SECONDS_PER_WEIGHT_SKELETON = 2e-6
 
 
-class ResourceLimit(ValueError):
-    """The estimated memory is over the limit (one-line message with the estimate)."""
+class ResourceLimit(LimitExceeded):
+    """The estimated memory or time is over the limit, or a limit is not valid (one-line message
+    with the estimate)."""
 
 
 def memory_limit_bytes(limit_gb: float | None = None) -> int:

@@ -27,11 +27,12 @@ Every problem raises :class:`PresetError` (a ValueError) with a one-line message
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Callable
 
+from .errors import BadInput
 from .network import Network
+from .values import is_int
 from .spec import DEFAULT_MAX_WEIGHTS, MAX_WEIGHTS_ENV, MAX_WIDTHS, parse_spec, resolve_max_weights
 
 __all__ = [
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-class PresetError(ValueError):
+class PresetError(BadInput):
     """Bad preset arguments; str() is one line."""
 
 
@@ -89,13 +90,9 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
 def _check_int(what: str, value: object, least: int) -> int:
-    if not _is_int(value) or int(value) < least:
-        shown = repr(value) if not _is_int(value) else str(int(value))
+    if not is_int(value) or int(value) < least:
+        shown = repr(value) if not is_int(value) else str(int(value))
         raise PresetError(f"{what} must be an integer >= {least}, got {shown}")
     return int(value)
 

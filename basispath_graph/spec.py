@@ -19,14 +19,15 @@ line of the form ``<source>: <what is wrong>``.
 from __future__ import annotations
 
 import json
-import numbers
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
 
-from .network import Network
+from .errors import BadInput
+from .network import MAX_LAYERS, InvalidNetwork, Network, check_structure
+from .values import is_int, show_int, show_value
 
 __all__ = [
     "SpecError",
@@ -44,7 +45,7 @@ DEFAULT_MAX_WEIGHTS = 50_000_000
 #: Environment variable read for the limit when the caller passes ``max_weights=None``.
 MAX_WEIGHTS_ENV = "BASISPATH_MAX_WEIGHTS"
 #: Most entries ``widths`` may have (layers 0..L, so L <= MAX_WIDTHS - 1).
-MAX_WIDTHS = 1000
+MAX_WIDTHS = MAX_LAYERS
 #: Largest spec file read (a spec with MAX_WIDTHS layers and every skip is about 7 MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -54,7 +55,7 @@ _KEYS = ("name", "widths", "skips")
 _EXACT_BITS = 4096
 
 
-class SpecError(ValueError):
+class SpecError(BadInput):
     """A spec that cannot be read or is not a valid network; str() is one line."""
 
     def __init__(self, message: str):
@@ -78,10 +79,10 @@ def resolve_max_weights(max_weights: int | None) -> int:
         except ValueError:
             value = 0
         if value < 1:
-            raise SpecError(f"{MAX_WEIGHTS_ENV}: must be an integer >= 1, got {_show(raw)}")
+            raise SpecError(f"{MAX_WEIGHTS_ENV}: must be an integer >= 1, got {show_value(raw)}")
         return value
-    if not _is_int(max_weights) or int(max_weights) < 1:
-        raise SpecError(f"max_weights: must be an integer >= 1, got {_show(max_weights)}")
+    if not is_int(max_weights) or int(max_weights) < 1:
+        raise SpecError(f"max_weights: must be an integer >= 1, got {show_value(max_weights)}")
     return int(max_weights)
 
 
@@ -170,7 +171,7 @@ def _parse_json(text: str) -> tuple[bool, object]:
     try:
         return True, json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as e:
-        return False, f": duplicate key {_show(e.args[0])}"
+        return False, f": duplicate key {show_value(e.args[0])}"
     except json.JSONDecodeError as e:
         return False, f" at line {e.lineno}, column {e.colno}: {_lower(e.msg)}"
     except RecursionError:
@@ -220,7 +221,7 @@ class _SpecLoader(yaml.SafeLoader):
                 if (key.tag, key.value) in seen:
                     raise yaml.composer.ComposerError(
                         "while composing a mapping", node.start_mark,
-                        f"found duplicate key {_show(key.value)}", key.start_mark,
+                        f"found duplicate key {show_value(key.value)}", key.start_mark,
                     )
                 seen.add((key.tag, key.value))
         return node
@@ -277,63 +278,21 @@ def parse_spec(
 
     if not isinstance(data, Mapping):
         raise SpecError(
-            f'{src}: top level must be a mapping with keys "name", "widths", "skips", got {_show(data)}'
+            f'{src}: top level must be a mapping with keys "name", "widths", "skips", got {show_value(data)}'
         )
     unknown = [k for k in data if not (isinstance(k, str) and k in _KEYS)]
     if unknown:
-        shown = ", ".join(_show(k) for k in unknown[:5])
+        shown = ", ".join(show_value(k) for k in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         word = "key" if len(unknown) == 1 else "keys"
         raise SpecError(f"{src}: unknown top-level {word} {shown}{more} (allowed: name, widths, skips)")
 
-    name = data.get("name")
-    if name is None:
-        name = ""
-    if not isinstance(name, str):
-        raise SpecError(f"{src}: name must be a string, got {_show(name)}")
-    bad = next((c for c in name if "\ud800" <= c <= "\udfff"), None)
-    if bad is not None:  # a "\ud800" JSON escape: not Unicode text, cannot be printed or stored
-        raise SpecError(f"{src}: name contains a lone surrogate U+{ord(bad):04X}, which is not valid Unicode text")
-
     if "widths" not in data:
         raise SpecError(f'{src}: missing required key "widths"')
-    raw_widths = data["widths"]
-    if not isinstance(raw_widths, (list, tuple)):
-        raise SpecError(f"{src}: widths must be a list of integers, got {_show(raw_widths)}")
-    if len(raw_widths) < 2:
-        raise SpecError(
-            f"{src}: widths must have at least 2 entries (input and output layer), got {len(raw_widths)}"
-        )
-    if len(raw_widths) > MAX_WIDTHS:
-        raise SpecError(f"{src}: widths has {len(raw_widths)} entries, more than the limit of {MAX_WIDTHS}")
-    widths: list[int] = []
-    for i, w in enumerate(raw_widths):
-        if not _is_int(w) or int(w) < 1:
-            raise SpecError(f"{src}: widths[{i}] must be an integer >= 1, got {_show(w)}")
-        widths.append(int(w))
-    L = len(widths) - 1
-
-    raw_skips = data.get("skips", [])
-    if raw_skips is None:
-        raw_skips = []
-    if not isinstance(raw_skips, (list, tuple)):
-        raise SpecError(f"{src}: skips must be a list of [a, b] pairs, got {_show(raw_skips)}")
-    pairs = {(l, l + 1) for l in range(L)}
-    for i, s in enumerate(raw_skips):
-        if not isinstance(s, (list, tuple)) or len(s) != 2:
-            raise SpecError(f"{src}: skips[{i}] must be a pair [a, b] of layer indices, got {_show(s)}")
-        for j, v in enumerate(s):
-            if not _is_int(v):
-                raise SpecError(f"{src}: skips[{i}][{j}] must be an integer, got {_show(v)}")
-        a, b = int(s[0]), int(s[1])
-        where = f"skips[{i}] = [{_num(a)}, {_num(b)}]"
-        if not (0 <= a <= L and 0 <= b <= L):
-            raise SpecError(f"{src}: {where} is out of range: layers are 0..{L}")
-        if a == b:
-            raise SpecError(f"{src}: {where} connects layer {a} to itself: need a < b")
-        if a > b:
-            raise SpecError(f"{src}: {where} goes backwards: need a < b")
-        pairs.add((a, b))
+    try:
+        widths, pairs, name = check_structure(data["widths"], data.get("skips"), data.get("name"))
+    except InvalidNetwork as exc:
+        raise SpecError(f"{src}: {exc}") from None
 
     over, count = _weights_over(widths, pairs, limit)
     if over:
@@ -341,7 +300,7 @@ def parse_spec(
             f"{src}: network has {count} weights, more than the limit of {limit}"
             f" (raise it with max_weights or {MAX_WEIGHTS_ENV})"
         )
-    return Network.build(widths, sorted(pairs), name=name)
+    return Network(widths, pairs, name)
 
 
 def _weights_over(widths: list[int], pairs: set[tuple[int, int]], limit: int) -> tuple[bool, str]:
@@ -351,49 +310,4 @@ def _weights_over(widths: list[int], pairs: set[tuple[int, int]], limit: int) ->
         # m >= biggest: every layer sits in a consecutive pair with a width >= 1.
         return True, f"at least 2^{biggest.bit_length() - 1}"
     m = sum(widths[a] * widths[b] for a, b in pairs)
-    return m > limit, _num(m)
-
-
-# ---------------------------------------------------------------------------------------
-# Showing values in messages
-
-
-def _is_int(v: object) -> bool:
-    """Integers only: not bool, not floats such as 3.0 (numpy integers are fine)."""
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
-def _num(n: int) -> str:
-    """An integer for a message; huge ones as a power of two (str() of those is slow or refused)."""
-    if abs(n) < 10**30:
-        return str(n)
-    if n < 0:
-        return f"at most -2^{(-n).bit_length() - 1}"
-    return f"at least 2^{n.bit_length() - 1}"
-
-
-def _show(v: object) -> str:
-    """A short, one-line description of a value in JSON terms."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if _is_int(v):
-        return _num(int(v))
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, str):
-        s = json.dumps(v[:40])
-        return s[:-1] + '..."' if len(v) > 40 else s
-    if isinstance(v, (list, tuple)):
-        n = len(v)
-        return "an empty list" if n == 0 else f"a list of {n} item{'s' if n != 1 else ''}"
-    if isinstance(v, Mapping):
-        return "a mapping"
-    if isinstance(v, numbers.Real):
-        try:
-            return repr(float(v))
-        except (OverflowError, ValueError):
-            pass
-    return f"a value of type {type(v).__name__}"
-
+    return m > limit, show_int(m)

@@ -39,6 +39,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import BadInput
 from .network import Network
 from .spec import DEFAULT_MAX_WEIGHTS, parse_spec, resolve_max_weights
 
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 
-class TorchImportError(ValueError):
+class TorchImportError(BadInput):
     """A model that cannot be read or converted; str() is one line."""
 
     def __init__(self, message: str):

@@ -11,16 +11,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ..errors import BadInput
 from ..linalg.checks import combination_equals
 from ..network import Network, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
+from ..store.runs import network_from_row
 from ..verify import parse_path
 
 __all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
 
 
-class WhyError(ValueError):
+class WhyError(BadInput):
     """The path is not a valid path of the network, or not a path of the run (exit code 2)."""
 
 
@@ -67,10 +69,7 @@ def load_context(store: Store, run_id: str) -> RunContext:
     rows = store.run("get_run", id=run_id)
     if not rows:
         raise WhyError(f"no run {run_id!r} in this store")
-    r = rows[0]
-    skips = r["skips"] or []
-    net = Network.build(r["widths"], list(zip(skips[0::2], skips[1::2])), r["name"] or "")
-    return RunContext(run_id, net, r["status"])
+    return RunContext(run_id, network_from_row(rows[0]), rows[0]["status"])
 
 
 def _weights(network: Network, ids) -> list[list[int]]:

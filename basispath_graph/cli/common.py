@@ -7,17 +7,29 @@ from pathlib import Path
 
 import typer
 
+from ..errors import BasispathError, NotCertified, StoreLocked, StoreUnavailable
 from ..guards import MEMORY_ENV, TIME_ENV, ResourceLimit, memory_limit_bytes, time_limit_seconds
 from ..network import Network
 from ..spec import SpecError, load_spec
 
 EXIT_NOT_CERTIFIED = 1
 EXIT_BAD_INPUT = 2
+EXIT_STORE_UNAVAILABLE = 3  # try again later: the server is down or another process holds the store
 EXIT_INTERNAL = 70  # a bug: sysexits' EX_SOFTWARE
 
+#: The one table from exception kind to exit code (errors.py describes the kinds); the first
+#: class an exception is an instance of wins, so subclasses come before their bases.
+EXIT_CODES: tuple[tuple[type, int], ...] = (
+    (StoreUnavailable, EXIT_STORE_UNAVAILABLE),
+    (StoreLocked, EXIT_STORE_UNAVAILABLE),
+    (NotCertified, EXIT_NOT_CERTIFIED),
+    (BasispathError, EXIT_BAD_INPUT),  # BadInput, LimitExceeded, StoreError
+)
 
-class BadInput(Exception):
-    """Refused input: printed as ``error: <message>``, exit code 2."""
+
+def exit_code(exc: BaseException) -> int:
+    """The exit code of an exception basispath raised on purpose; EXIT_INTERNAL for a bug."""
+    return next((code for kind, code in EXIT_CODES if isinstance(exc, kind)), EXIT_INTERNAL)
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> "typer.Exit":
@@ -25,6 +37,12 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> "typer.Exit":
     first_line = " ".join(str(message).split())
     print(f"error: {first_line}", file=sys.stderr)
     return typer.Exit(code)
+
+
+def failure(exc: BasispathError, prefix: str = "") -> "typer.Exit":
+    """:func:`fail` with the message and the exit code of ``exc`` (``prefix`` goes in front,
+    e.g. the spec file)."""
+    return fail(f"{prefix}{exc}", exit_code(exc))
 
 
 def memory_limit(max_memory_gb: float | None) -> int:

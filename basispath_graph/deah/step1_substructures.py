@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import heapq
 from math import prod
 
+from ..errors import LimitExceeded
 from ..network import Network
 from ..linalg.elimination import ExactSpan
 
@@ -24,7 +25,7 @@ DEFAULT_MAX_SUBSTRUCTURE_PATHS = 1 << 16  # list all of P^S up to this size
 DEFAULT_MAX_CANDIDATES = 5_000_000  # lazy generation gives up after examining this many
 
 
-class TooManySubstructures(ValueError):
+class TooManySubstructures(LimitExceeded):
     """P^S is too large to enumerate (it has up to 2^(L-1) paths; notes section 5)."""
 
 

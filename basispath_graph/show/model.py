@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import BadInput
 from ..store import Store
+from ..store.runs import network_from_row
 from ..verify import format_path, parse_path
 
 __all__ = [
@@ -34,7 +36,7 @@ MAX_NEURONS = 64
 MAX_WEIGHTS = 400
 
 
-class ShowError(Exception):
+class ShowError(BadInput):
     """The request cannot be drawn (unknown run or path, network too big); one-line message."""
 
 
@@ -175,9 +177,7 @@ def load_run(store: Store, run_id: str) -> RunInfo:
     if not rows:
         raise ShowError(f"no run {run_id!r} in this store")
     r = rows[0]
-    widths = tuple(int(w) for w in r["widths"])
-    skips = [int(v) for v in (r["skips"] or [])]
-    pairs = {(l, l + 1) for l in range(len(widths) - 1)} | set(zip(skips[0::2], skips[1::2]))
+    network = network_from_row(r)
     steps = {row["step"]: int(row["n"]) for row in store.run("show_discard_steps", run=run_id)}
     return RunInfo(
         id=r["id"],
@@ -185,8 +185,8 @@ def load_run(store: Store, run_id: str) -> RunInfo:
         seed=int(r["seed"]),
         status=r["status"],
         name=r["name"] or "",
-        widths=widths,
-        pairs=tuple(sorted(pairs)),
+        widths=network.widths,
+        pairs=network.pairs,
         m=int(r["m"]),
         H=int(r["H"]),
         basis_size=r["basis_size"],

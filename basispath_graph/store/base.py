@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import StoreError, StoreLocked, StoreUnavailable
+
 __all__ = ["BATCH_ENV", "env_rows", "Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "open_store", "resolve_store_uri", "DEFAULT_STORE"]
 
 DEFAULT_STORE = "./basispath-store"
@@ -12,20 +14,8 @@ BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction, both backends
 NEO4J_SCHEMES = ("neo4j://", "neo4j+s://", "neo4j+ssc://", "bolt://", "bolt+s://", "bolt+ssc://")
 
 
-class StoreError(Exception):
-    """A store operation failed in a way the user can act on (one-line message)."""
-
-
-class StoreUnavailable(StoreError):
-    """The server cannot be reached or refused the credentials (CLI exit code 3)."""
-
-
 class WriteRefused(StoreError):
     """A query tried to write to a store opened read-only."""
-
-
-class StoreLocked(StoreError):
-    """Another process holds the embedded store: a writer (for anyone) or readers (for a writer)."""
 
 
 class Store:

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..errors import BadInput
 from ..network import Network, PathBlock
 from .rank import flatten_blocks, peel, rank_of_rows, rows_of
 
@@ -29,7 +30,7 @@ __all__ = [
 def format_path(layers: Sequence[int], indices: Sequence[int]) -> str:
     """``format_path((0, 2, 4), (1, 0, 2)) == "0:1,2:0,4:2"``."""
     if len(layers) != len(indices):
-        raise ValueError(f"{len(layers)} layers but {len(indices)} indices")
+        raise BadInput(f"{len(layers)} layers but {len(indices)} indices")
     return ",".join(f"{int(l)}:{int(i)}" for l, i in zip(layers, indices))
 
 
@@ -38,18 +39,18 @@ def parse_path(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
     Only syntax is checked (non-negative integers, ``layer:index`` items separated by
     commas); whether the path exists in a network is :func:`certify`'s business.
-    Raises ValueError naming the offending item.
+    Raises BadInput (a ValueError) naming the offending item.
     """
     if not isinstance(text, str):
-        raise ValueError(f"path text must be a string, got {type(text).__name__}")
+        raise BadInput(f"path text must be a string, got {type(text).__name__}")
     if not text.strip():
-        raise ValueError("empty path text; expected layer:index pairs like '0:1,2:0,4:2'")
+        raise BadInput("empty path text; expected layer:index pairs like '0:1,2:0,4:2'")
     layers, indices = [], []
     for n, item in enumerate(text.split(",")):
         parts = item.strip().split(":")
         # isascii: str.isdigit() also accepts "²" (int() refuses it) and "٣" (int() reads 3).
         if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
-            raise ValueError(
+            raise BadInput(
                 f"bad item {n} {item.strip()!r} in path {text!r}; expected layer:index with "
                 "non-negative integers, e.g. '0:1,2:0,4:2'"
             )

@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..errors import BadInput, BasispathError, NotCertified
 from ..network import Network, PathBlock
 from .certify import describe_weight, find_invalid, format_path
 from ..linalg.checks import combination_equals
@@ -39,15 +40,15 @@ __all__ = [
 ]
 
 
-class ExpressError(ValueError):
+class ExpressError(BasispathError, ValueError):
     """Base class of everything :class:`Expresser` raises on purpose."""
 
 
-class InvalidPathError(ExpressError):
+class InvalidPathError(ExpressError, BadInput):
     """The query path (or a basis path) is not a valid path of the network."""
 
 
-class DependentBasisError(ExpressError):
+class DependentBasisError(ExpressError, NotCertified):
     """The given basis paths are linearly dependent, so coefficients are not unique."""
 
 
