@@ -123,7 +123,9 @@ def _arrow_table(columns: dict):
     out = {}
     for key, col in columns.items():
         if isinstance(col, Ragged):
-            out[key] = pa.ListArray.from_arrays(pa.array(col.offsets.astype(np.int32)), pa.array(col.values))
+            # 64-bit offsets (large_list): a column of more than 2^31 list values (50 M paths
+            # of a deep network) would wrap around in list's int32 offsets.
+            out[key] = pa.LargeListArray.from_arrays(pa.array(col.offsets.astype(np.int64, copy=False)), pa.array(col.values))
         else:
             out[key] = pa.array(col)
     return pa.table(out)
