@@ -14,10 +14,12 @@ from .deah.discard_table import DiscardTable
 from .deah.step3_complete import COMPLETE_STEPS
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .discarded import DiscardedPath, certificate_lengths
+from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
-from .solve import SolveResult
+from .solver import SolveResult
+from .verify import format_path, parse_path
 
-__all__ = ["export_document", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
+__all__ = ["export_document", "discard_document", "read_basis_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -58,16 +60,34 @@ def export_document(result: SolveResult) -> dict:
         "repairs": len(result.repairs),
     }
     if result.discarded:
-        doc["discard_reasons"] = [
-            {
-                "reason": reason_document(result, d),
-                "certificate": [
-                    {"coef": c, "path": _path(*result.basis_path(i))} for i, c in d.certificate
-                ],
-            }
-            for d in result.discarded
-        ]
+        doc["discard_reasons"] = [_explained(result, d) for d in result.discarded]
     return doc
+
+
+def _explained(result: SolveResult, d: DiscardedPath) -> dict:
+    """One entry of ``discard_reasons``: the reason and the certificate as paths."""
+    return {
+        "reason": reason_document(result, d),
+        "certificate": [{"coef": c, "path": _path(*result.basis_path(i))} for i, c in d.certificate],
+    }
+
+
+def discard_document(result: SolveResult, path) -> dict:
+    """``SolveResult.why``: {"path", "reason", "certificate"} of one discarded path.
+
+    ``path`` is text (``"0:1,1:0,2:1"``) or (layer, index) pairs; BadInput when it is not one
+    of the result's discarded paths. O(number of discards) to find it."""
+    if isinstance(path, str):
+        layers, indices = parse_path(path)
+    else:
+        try:
+            layers, indices = (tuple(int(v) for v in col) for col in zip(*path))
+        except (TypeError, ValueError):
+            raise BadInput(f"a path is text like '0:1,1:0,2:1' or (layer, index) pairs, got {path!r}") from None
+    for d in result.discarded:
+        if d.layers == layers and d.indices == indices:
+            return {"path": _path(layers, indices), **_explained(result, d)}
+    raise BadInput(f"{format_path(layers, indices)} is not a discarded path of this result")
 
 
 def summary(result: SolveResult) -> dict:
@@ -79,7 +99,7 @@ def summary(result: SolveResult) -> dict:
         "seed": result.seed,
         "m": net.m,
         "H": net.H,
-        "basis_size": result.basis_size(),
+        "basis_size": result.basis_size,
         "certified": result.certified,
         "defect": result.verdict.defect,
         "raw_certified": result.raw_verdict.certified,
@@ -121,3 +141,43 @@ def certificate_sizes(result: SolveResult) -> dict[int, int]:
     """How many discarded paths have a certificate of each size (number of basis paths)."""
     sizes, counts = np.unique(certificate_lengths(result.discarded), return_counts=True)
     return {int(s): int(n) for s, n in zip(sizes, counts) if s}
+
+
+def read_basis_file(path) -> list[list[list[int]]]:
+    """The basis paths of a JSON file: an export of ``solve`` or a bare list of paths.
+    BadInput (one line naming the file) when it cannot be read or is not in that form."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read: {exc}") from None
+    except RecursionError:
+        raise BadInput(f"{path}: not valid JSON: nesting is too deep") from None
+    except ValueError as exc:  # an integer literal beyond Python's digit limit
+        raise BadInput(f"{path}: not valid JSON: {str(exc).split('; use sys.set_int_max_str_digits')[0]}") from None
+    return basis_paths_of(data, str(path))
+
+
+def basis_paths_of(data, source: str = "basis") -> list[list[list[int]]]:
+    """The paths of an export document (its "basis") or of a bare list of paths, checked to be
+    lists of [layer, index] integer pairs within 64 bits; BadInput naming the first that is not."""
+    paths = data.get("basis") if isinstance(data, dict) else data
+    if not isinstance(paths, (list, tuple)):
+        raise BadInput(f"{source}: expected a list of paths or an object with a 'basis' list")
+    out = []
+    for k, p in enumerate(paths):
+        ok = isinstance(p, (list, tuple)) and len(p) > 0 and all(
+            isinstance(x, (list, tuple)) and len(x) == 2 and all(type(v) is int or isinstance(v, np.integer) for v in x) for x in p
+        )
+        if not ok:
+            raise BadInput(f"{source}: basis[{k}] is not a list of [layer, index] integer pairs")
+        if not all(-(2**63) <= int(v) < 2**63 for x in p for v in x):  # paths become int64 arrays
+            raise BadInput(f"{source}: basis[{k}] has an integer out of the 64-bit range")
+        out.append([[int(l), int(i)] for l, i in p])
+    return out

@@ -103,7 +103,7 @@ def rounded(timings: dict) -> dict:
 
 
 def case_skeleton(net) -> dict:
-    from basispath_graph.solve import solve
+    from basispath_graph.solver import solve
 
     t0 = time.perf_counter()
     r = solve(net, "skeleton", 0, on_stage=Stages())
@@ -112,8 +112,8 @@ def case_skeleton(net) -> dict:
     return {
         "total_s": total,
         "timings": rounded(r.timings),
-        "basis_size": r.basis_size(),
-        "paths_per_s": r.basis_size() / eng if eng > 0 else None,
+        "basis_size": r.basis_size,
+        "paths_per_s": r.basis_size / eng if eng > 0 else None,
         "certified": r.certified,
         "verdict": str(r.verdict),
     }
@@ -122,7 +122,7 @@ def case_skeleton(net) -> dict:
 def _solve_case(net, engine: str):
     """solve(ENGINE) timed with stage events; (result, seconds) or a "refused" record."""
     from basispath_graph.deah.step1_substructures import TooManySubstructures
-    from basispath_graph.solve import solve
+    from basispath_graph.solver import solve
 
     t0 = time.perf_counter()
     try:
@@ -133,7 +133,7 @@ def _solve_case(net, engine: str):
     return r, {
         "total_s": total,
         "timings": rounded(r.timings),
-        "basis_size": r.basis_size(),
+        "basis_size": r.basis_size,
         "certified": r.certified,
         "raw_certified": r.raw_verdict.certified,
         "raw_verdict": str(r.raw_verdict),
@@ -258,7 +258,7 @@ def case_store(net, store_dir: str, engine: str) -> dict:
         run_s = time.perf_counter() - t1
         r = outcome.result
         # Rows as _write_artifacts writes them: basis + discarded paths and their relationships.
-        n, d = r.basis_size(), len(r.discarded)
+        n, d = r.basis_size, len(r.discarded)
         subs = [s for b, s in zip(r.basis, r.basis_substructures) for _ in range(len(b))]
         from basispath_graph.discarded import DiscardedList, certificate_lengths
 
@@ -410,7 +410,7 @@ def best_of(fn, repeat: int) -> float:
 
 
 def case_baseline_all(net) -> dict:
-    from basispath_graph.solve import solve
+    from basispath_graph.solver import solve
 
     def run_baseline():
         t_start = time.perf_counter()

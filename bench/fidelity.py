@@ -21,7 +21,7 @@ from multiprocessing import Pool
 from basispath_graph.discarded import certificate_lengths
 from basispath_graph.network import Network
 from basispath_graph.presets import FAMILIES as PRESET_FAMILIES, PresetError, preset_network
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 
 FAMILIES = ["mlp", "resnet", "resnet-every", "densenet", "random", "random-any"]
 

@@ -20,6 +20,10 @@ BACKENDS = ("ladybug", "neo4j")
 #: marker like ``store_uri``'s.
 BACKEND_PARAMS = [pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 
+# --doctest-modules (pyproject.toml) imports every module under tests/ too; this one needs
+# PyTorch at import time and is only used by tests that skip without it.
+collect_ignore = ["torch_models.py"]
+
 
 @dataclass(frozen=True)
 class StoreUnderTest:

@@ -26,7 +26,7 @@ from basispath_graph.linalg.sparse_inverse import inverse_on_pivots
 from basispath_graph.network import Network, PathBlock
 from basispath_graph.presets import preset_network
 from basispath_graph.rowkeys import RowIndex
-from basispath_graph.solve import _recheck, solve
+from basispath_graph.solver import _recheck, solve
 from basispath_graph.verify import CertificateMismatchError, Expresser, flatten_blocks
 from basispath_graph.verify.checks import Checker, check_vector_certificates
 
@@ -116,7 +116,7 @@ def test_recheck_catches_a_corrupted_certificate_and_names_it():
 
 
 def test_recheck_takes_a_spread_sample_above_its_limit(monkeypatch):
-    import basispath_graph.solve as solve_module
+    import basispath_graph.solver as solve_module
 
     monkeypatch.setattr(solve_module, "RECHECK_LIMIT", 7)
     r = solve(preset_network("resnet", 6, 2), "deah-complete", 0, repair=False)

@@ -18,7 +18,7 @@ from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.witness_certificates import WitnessCertificates
 from basispath_graph.network import Network, paths_to_json
 from basispath_graph.presets import preset_network
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 from basispath_graph.verify import Expresser
 
 from .oracle import Oracle

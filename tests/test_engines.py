@@ -15,7 +15,7 @@ from basispath_graph.deah.engine import run_deah
 from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.network import Network, paths_to_json
 from basispath_graph.skeleton import skeleton_basis
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 from basispath_graph.subroutine import subroutine
 
 from .oracle import Oracle

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
 import tarfile
@@ -162,7 +163,7 @@ def test_cli_outside_the_checkout(installed):
     solved = json.loads(_cli(installed, "solve", "net.json", "--json"))
     assert (solved["m"], solved["H"], solved["basis_size"], solved["certified"]) == (32, 7, 25, True)
 
-    run = json.loads(_cli(installed, "run", "net.json", "--store", store, "--json", "-q"))
+    run = json.loads(_cli(installed, "run", "net.json", "--engine", "deah", "--store", store, "--json", "-q"))
     assert (run["basis_size"], run["certified"], run["discarded"]) == (25, True, 8)
     run_id = run["run_id"]
     assert (work / store).exists()
@@ -186,3 +187,35 @@ def test_cli_outside_the_checkout(installed):
 
     dot = _cli(installed, "show", run_id, "--store", store, "--format", "dot")
     assert f'digraph "basispath_{run_id}"' in dot and "|B| = 25" in dot and "certified" in dot
+
+
+def test_python_api_outside_the_checkout(installed):
+    """The one-liner of issue 14 and the whole docs/python-api.md session, on the installed
+    wheel (not the checkout: PYTHONPATH is dropped and the folder is elsewhere)."""
+    bin_dir, work, _, _ = installed
+    (work / "x.json").write_text(json.dumps(SPEC), encoding="utf-8")
+
+    def python(code: str) -> str:
+        proc = subprocess.run([str(bin_dir / "python"), "-c", code], cwd=work, env=_env(bin_dir),
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    assert python("from basispath_graph import load_spec, solve; r = solve(load_spec('x.json')); print(r.certified)") == "True\n"
+    assert python("import basispath_graph; print(basispath_graph.__file__)").startswith(str(bin_dir.parent))
+
+    session = work / "session"
+    session.mkdir()
+    (session / "python-api.md").write_text((REPO / "docs" / "python-api.md").read_text(encoding="utf-8"), encoding="utf-8")
+    report = python(
+        "import doctest, os, re\n"
+        "os.chdir('session')\n"
+        "page = open('python-api.md', encoding='utf-8').read()\n"
+        "text = '\\n\\n'.join(re.findall(r'^```pycon\\n(.*?)^```', page, flags=re.M | re.S))\n"
+        "test = doctest.DocTestParser().get_doctest(text, {}, 'python-api.md', 'python-api.md', 0)\n"
+        "runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)\n"
+        "runner.run(test)\n"
+        "print('failures', runner.failures, 'tries', runner.tries)\n"
+    )
+    failures, tries = re.search(r"failures (\d+) tries (\d+)\n\Z", report).groups()
+    assert failures == "0" and int(tries) > 40, report

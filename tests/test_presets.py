@@ -14,7 +14,7 @@ import pytest
 
 from basispath_graph.network import Network
 from basispath_graph.presets import FAMILIES, PresetError, preset_network, preset_spec, weight_count
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 from basispath_graph.spec import load_spec
 
 from .cli_runner import run_in_process, run_many, show
@@ -142,7 +142,7 @@ def test_small_presets_are_certified_by_both_engines(family):
         for engine in ("deah", "skeleton"):
             result = solve(net, engine)
             assert result.certified, (net.name, engine, result.verdict)
-            assert result.basis_size() == net.m - net.H
+            assert result.basis_size == net.m - net.H
         count += 1
     assert count >= 25
 

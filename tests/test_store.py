@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from basispath_graph.deah.engine import run_deah
 from basispath_graph.deah.step3_sdvchain import InMemoryRelations, build_chains, build_q_sets
 from basispath_graph.network import Network
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 from basispath_graph.store import open_store
 from basispath_graph.store.relations import StoreRelations
 from basispath_graph.store.runs import execute_run
@@ -261,3 +261,16 @@ def test_memory_limit_option_and_bad_environment_value(tmp_path):
     r = cli("solve", spec, env={"BASISPATH_MAX_MEMORY_GB": "lots"}, check=2)
     assert r.stderr == "error: BASISPATH_MAX_MEMORY_GB must be a number of GB, got 'lots'\n"
     cli("solve", spec, "--max-memory-gb", "1", check=0)
+
+
+def test_list_columns_go_to_copy_with_64_bit_offsets():
+    # int32 list offsets wrap past 2^31 list values (50 M paths of a deep network): the Arrow
+    # table handed to COPY must use large_list. (2^31 values would take 17 GB to show directly.)
+    import pyarrow as pa
+
+    from basispath_graph.store.base import Ragged
+    from basispath_graph.store.ladybug_store import _arrow_table
+
+    table = _arrow_table({"nodes": Ragged([1, 2, 3], [0, 2, 3])})
+    assert table.schema.field("nodes").type == pa.large_list(pa.int64())
+    assert table.column("nodes").to_pylist() == [[1, 2], [3]]

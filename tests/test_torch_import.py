@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from basispath_graph.solve import solve
+from basispath_graph.solver import solve
 from basispath_graph.spec import load_spec
 
 from .cli_runner import run_in_process, run_many, show

@@ -15,11 +15,11 @@ from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..export import discards_by_step
 from ..network import Network
 from ..discarded import certificate_lengths
-from ..solve import solve
+from ..solver import solve
 from ..store import Store
 from ..store.runs import network_key
 
-__all__ = ["Column", "column_from_result", "column_from_run", "METRICS"]
+__all__ = ["Column", "Comparison", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
@@ -41,6 +41,9 @@ METRICS = [
     ("raw_certified", "raw union certified (no repair)"),
 ]
 
+#: Time rows in the order the work happens (others follow, sorted).
+STEP_ORDER = ["step1", "step2", "relations", "step3", "engine", "certify", "repair", "certificates", "persist_substructures", "persist"]
+
 
 @dataclass
 class Column:
@@ -59,8 +62,8 @@ def column_from_result(label: str, result) -> Column:
         "engine": result.engine,
         "m": net.m,
         "H": net.H,
-        "basis_size": result.basis_size(),
-        "ratio": round(result.basis_size() / net.m, 4),
+        "basis_size": result.basis_size,
+        "ratio": round(result.basis_size / net.m, 4),
         "certified": result.certified,
         "raw_certified": result.raw_verdict.certified,
         "repairs": len(result.repairs),
@@ -120,3 +123,60 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
             if col is not None:
                 return col
     return column_from_result(label, solve(network, engine, seed))
+
+
+def table_rows(columns: list[Column]) -> list[tuple[str, list]]:
+    """The comparison table: (row label, one value per column), the metrics some column has
+    (rule rows only appear for deah-complete, chain rows for deah), then the time rows."""
+    rows = [
+        (label, [c.values.get(key) for c in columns])
+        for key, label in METRICS
+        if any(c.values.get(key) is not None for c in columns)
+    ]
+    known = {k for c in columns for k in c.timings}
+    steps = [s for s in STEP_ORDER if s in known] + sorted(known - set(STEP_ORDER))
+    rows += [(f"time {step} (s)", [c.timings.get(step) for c in columns]) for step in steps]
+    return rows
+
+
+def cell_text(value) -> str:
+    """A table cell: '-' for a missing value, floats to 4 decimals."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+@dataclass(repr=False)
+class Comparison:
+    """Several networks or runs side by side (``basispath compare`` in Python).
+
+    ``rows()`` is the table as data, ``to_markdown()`` as text (a notebook shows it as a
+    table), ``to_json()`` what ``compare --json`` prints, ``plot(path)`` the PNG of ``--plot``.
+    """
+
+    columns: list[Column]
+
+    def rows(self) -> list[tuple[str, list]]:
+        return table_rows(self.columns)
+
+    def to_json(self) -> list[dict]:
+        return [c.as_dict() for c in self.columns]
+
+    def to_markdown(self) -> str:
+        head = ["", *(f"{c.label} ({c.source})" for c in self.columns)]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join([label, *(cell_text(v) for v in values)]) + " |" for label, values in self.rows()]
+        return "\n".join(lines)
+
+    def plot(self, path) -> None:
+        from .compare_plot import plot_comparison
+
+        plot_comparison(self.columns, Path(path))
+
+    def _repr_markdown_(self) -> str:  # Jupyter renders the table
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return f"Comparison({', '.join(repr(c.label) for c in self.columns)})"

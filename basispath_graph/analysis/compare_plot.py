@@ -9,7 +9,7 @@ from ..fileio import write_atomic
 
 __all__ = ["plot_comparison"]
 
-STEP_ORDER = ["step1", "step2", "relations", "step3", "engine", "certify", "repair", "certificates", "persist_substructures", "persist"]
+from .compare import STEP_ORDER
 
 
 def plot_comparison(columns, path: Path) -> None:

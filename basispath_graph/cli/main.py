@@ -9,7 +9,9 @@ from typing import NoReturn
 
 import typer
 
-from .common import EXIT_BAD_INPUT, EXIT_INTERNAL
+from ..errors import BasispathError
+from .common import EXIT_BAD_INPUT, EXIT_INTERNAL, failure
+from .help import BasispathCommand, BasispathGroup
 from .solve_cmd import solve_command
 from .store_cmds import delete_command, ingest_command, query_command, run_command, runs_command
 from .compare_cmd import compare_command
@@ -24,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    cls=BasispathGroup,
 )
 app.command("solve")(solve_command)
 app.command("verify")(verify_command)
@@ -36,7 +39,7 @@ app.command("why")(why_command)
 app.command("compare")(compare_command)
 app.command("show")(show_command)
 app.command("presets")(presets_command)
-app.add_typer(spec_app, name="spec")
+app.add_typer(spec_app, name="spec", cls=BasispathGroup)
 
 #: Exit code when stdout is closed before we are done (``basispath runs | head -1``): 141 =
 #: 128 + SIGPIPE, what the shell reports for ``seq 1000000 | head -1`` and other Unix tools that
@@ -116,6 +119,7 @@ def _pipe_safe(command):
 
 for _info in (*app.registered_commands, *spec_app.registered_commands):
     _info.callback = _pipe_safe(_info.callback)
+    _info.cls = BasispathCommand if _info.cls in (None, typer.core.TyperCommand) else _info.cls  # help that reflows, flags without '<bool>' (cli/help.py)
 
 
 def main() -> None:
@@ -135,6 +139,8 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         print("error: aborted", file=sys.stderr)
         code = 130
+    except BasispathError as exc:  # refused on purpose somewhere below a command: one line, mapped code
+        code = failure(exc).exit_code
     except Exception as exc:
         if not hasattr(exc, "format_message"):
             if os.environ.get("BASISPATH_DEBUG"):

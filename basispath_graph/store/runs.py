@@ -24,11 +24,14 @@ from ..deah.step3_sdvchain import Discard
 from ..guards import ResourceLimit
 from ..network import Network, PathBlock, blocks_from_json
 from ..discarded import DiscardedList
-from ..solve import SolveResult, solve
-from .base import Ragged, Store, StoreError
+from ..solver import DEFAULT_ENGINE, SolveResult, solve
+from .base import Ragged, Store, StoreError, StoreLocked, open_store
 from .relations import StoreRelations, edge_code
 
-__all__ = ["network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs", "new_run_id", "KILL_POINTS"]
+__all__ = [
+    "network_key", "ingest_network", "execute_run", "RunOutcome", "mark_stale_runs", "new_run_id", "KILL_POINTS",
+    "network_from_row", "list_runs", "run_status", "delete_run", "open_run_store", "load_run_for_resume", "live_writer_pid",
+]
 
 KILL_ENV = "BASISPATH_KILL_AT"
 
@@ -293,7 +296,7 @@ def _write_artifacts(store: Store, run_id: str, result: SolveResult, progress) -
 def execute_run(
     store: Store,
     network: Network,
-    engine: str = "deah",
+    engine: str = DEFAULT_ENGINE,
     seed: int = 0,
     resume: str | None = None,
     progress=None,
@@ -339,7 +342,7 @@ def execute_run(
         "complete_run",
         id=run_id,
         finished=now(),
-        basis_size=result.basis_size(),
+        basis_size=result.basis_size,
         certified=result.certified,
         raw_certified=result.raw_verdict.certified,
         raw_size=result.raw_verdict.size,
@@ -376,6 +379,68 @@ def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
     if pid is not None:
         # redoing a run that its process is still writing would delete its artifacts under it
         raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
-    skips = r["skips"] or []
-    network = Network.build(r["widths"], list(zip(skips[0::2], skips[1::2])), r["name"] or "")
-    return network, r["engine"], int(r["seed"])
+    return network_from_row(r), r["engine"], int(r["seed"])
+
+
+def network_from_row(row: dict) -> Network:
+    """The Network of a stored row with ``widths``, ``skips`` (flat: a0, b0, a1, b1, ...) and
+    ``name``, as ``merge_network`` stores them: the one decoder of that layout."""
+    skips = [int(v) for v in row["skips"] or []]
+    return Network([int(w) for w in row["widths"]], list(zip(skips[0::2], skips[1::2])), row["name"] or "")
+
+
+def list_runs(store: Store) -> list[dict]:
+    """Every run, newest first (``list_runs.cypher``), with the status a reader should see.
+
+    An embedded store is only read while no writer holds it, so a 'running' run there is one
+    whose process died: it is reported 'incomplete'. On Neo4j a run is still running while its
+    process is connected to the server (``Neo4jStore.live_pids``)."""
+    rows = store.run("list_runs")
+    if store.backend != "neo4j":
+        for r in rows:
+            if r["status"] == "running":
+                r["status"] = "incomplete"
+    elif any(r["status"] == "running" for r in rows):
+        live = store.live_pids()
+        for r in rows:
+            if r["status"] == "running" and live is not None and r["pid"] not in live:
+                r["status"] = "incomplete"
+    return rows
+
+
+def run_status(store: Store, run_id: str) -> str:
+    """The status of run RUN_ID; StoreError when the store has no such run."""
+    rows = store.run("get_run", id=run_id)
+    if not rows:
+        raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
+    return rows[0]["status"]
+
+
+def delete_run(store: Store, run_id: str) -> None:
+    """Delete run RUN_ID and every artifact it owns; its network and other runs stay.
+
+    The run is marked incomplete first, so a delete cut short on LadybugDB never leaves a
+    'complete' run without artifacts. StoreError for an unknown run; StoreLocked when a Neo4j
+    run is still being written by a connected process."""
+    status = run_status(store, run_id)
+    pid = live_writer_pid(store, run_id, status)
+    if pid is not None:
+        raise StoreLocked(
+            f"run {run_id} is still being written by PID {pid} (connected to the server); delete it once that process has ended"
+        )
+    store.run("mark_run_deleting", id=run_id)
+    store.run("delete_run_artifacts", run=run_id)
+    store.run("delete_run", id=run_id)
+
+
+def open_run_store(uri: str | None, write: bool, wait: float = 0) -> Store:
+    """open_store for the commands and the Python API: a writer of an embedded store holds its
+    only write lock, so any run still 'running' there is orphaned and is marked incomplete."""
+    store = open_store(uri, write=write, wait=wait)
+    if write and store.backend == "ladybug":
+        try:
+            mark_stale_runs(store)
+        except BaseException:
+            store.close()
+            raise
+    return store

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from basispath_graph.presets import preset_spec
-from basispath_graph.solve import ENGINES as SOLVE_ENGINES
+from basispath_graph.solver import ENGINES as SOLVE_ENGINES
 from basispath_graph.store import open_store
 
 from ..cli_runner import cli, cli_env, run_in_process

@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from basispath_graph.cli.main import app
-from basispath_graph.solve import ENGINES
+from basispath_graph.solver import ENGINES
 from basispath_graph.store import open_store
 from basispath_graph.verify import parse_path
 

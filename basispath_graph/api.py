@@ -1,0 +1,203 @@
+"""The package's face in Python: read a network, solve it, certify a basis, compare, store runs.
+
+Everything here is importable from ``basispath_graph`` directly; the CLI is built on the same
+functions. docs/python-api.md walks through a notebook session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .analysis.compare import Comparison, column_from_result
+from .errors import BadInput
+from .export import basis_paths_of, read_basis_file
+from .network import Network, PathBlock, blocks_from_json
+from .presets import FAMILIES, preset_network
+from .solver import SolveResult
+from .spec import DEFAULT_MAX_WEIGHTS, parse_spec
+from .spec import load_spec as _load_spec_file
+from .verify import Verdict
+from .verify import certify as _certify_blocks
+
+__all__ = ["load_spec", "preset", "preset_families", "certify", "compare"]
+
+
+def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
+    """Read a network spec from a file (JSON or YAML) or from a mapping.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or mapping
+        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``.
+    max_weights : int or None
+        Refuse networks with more weights (default 50,000,000; None reads
+        ``$BASISPATH_MAX_WEIGHTS``).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    SpecError
+        (a :class:`~basispath_graph.errors.BadInput`) with the one-line message
+        ``basispath`` prints, naming the file (or ``<spec>`` for a mapping).
+
+    Examples
+    --------
+    >>> net = load_spec({"name": "fig1b", "widths": [2, 2, 3, 2, 2], "skips": [[0, 2], [1, 3]]})
+    >>> net.m, net.H
+    (30, 7)
+    >>> load_spec({"widths": [2, 0, 2]})
+    Traceback (most recent call last):
+    ...
+    basispath_graph.spec.SpecError: <spec>: widths[1] must be an integer >= 1, got 0
+    """
+    if isinstance(source, Mapping):
+        return parse_spec(source, "<spec>", max_weights)
+    return _load_spec_file(source, max_weights=max_weights)
+
+
+def preset(
+    family: str,
+    depth: int,
+    width: int,
+    *,
+    in_width: int | None = None,
+    out_width: int | None = None,
+    stride: int | None = None,
+    max_weights: int | None = DEFAULT_MAX_WEIGHTS,
+) -> Network:
+    """A network of a named family (``basispath spec preset``): see :func:`preset_families`.
+
+    Widths are ``[in_width] + [width] * (depth - 1) + [out_width]`` (in and out default to
+    ``width``); the family decides the skips.
+
+    Returns
+    -------
+    Network
+        named ``<family>-<depth>x<width>``.
+
+    Raises
+    ------
+    PresetError
+        (a :class:`~basispath_graph.errors.BadInput`) for an unknown family or a bad size.
+
+    Examples
+    --------
+    >>> net = preset("resnet", 4, 3)
+    >>> net
+    Network(name='resnet-4x3', widths=(3, 3, 3, 3, 3), skips=((0, 2), (1, 3), (2, 4)))
+    """
+    return preset_network(
+        family, depth, width, in_width=in_width, out_width=out_width, stride=stride, max_weights=max_weights
+    )
+
+
+def preset_families() -> dict[str, str]:
+    """The preset families and what their skips are.
+
+    Returns
+    -------
+    dict
+        family name -> one-line description.
+
+    Examples
+    --------
+    >>> sorted(preset_families())
+    ['densenet', 'mlp', 'resnet', 'stride', 'unet']
+    """
+    return {name: family.description for name, family in FAMILIES.items()}
+
+
+def _basis_blocks(basis) -> list[PathBlock]:
+    """Blocks of any form a basis comes in (see :func:`certify`)."""
+    if isinstance(basis, SolveResult):
+        return list(basis.basis)
+    if isinstance(basis, (str, os.PathLike)):
+        return blocks_from_json(read_basis_file(basis))
+    if hasattr(basis, "basis_paths"):  # a StoredRun
+        basis = basis.basis_paths
+    if isinstance(basis, (list, tuple)) and basis and all(isinstance(b, PathBlock) for b in basis):
+        return list(basis)
+    return blocks_from_json(basis_paths_of(basis))
+
+
+def certify(network: Network, basis) -> Verdict:
+    """Decide exactly whether ``basis`` is a basis path set of ``network`` (``basispath verify``).
+
+    Checks, first failure wins: every path is a path of the network, no path twice, exactly
+    m - H paths, and independence by exact rank (peeling, then elimination modulo the prime
+    2^31 - 1; a shortfall is confirmed modulo a second prime).
+
+    Parameters
+    ----------
+    network : Network
+    basis : SolveResult, StoredRun, export document, file path, or list of paths
+        A path is a sequence of (layer, index) pairs from layer 0 to layer L. A file is an
+        export of ``solve --export`` or a bare JSON list of paths.
+
+    Returns
+    -------
+    Verdict
+        ``certified`` (bool), ``defect`` (None or what is wrong), ``size``, ``expected``
+        (m - H) and ``rank``.
+
+    Raises
+    ------
+    BadInput
+        when ``basis`` is not in one of those forms.
+
+    Notes
+    -----
+    Linear in the number of weight entries for the peeled part, plus sparse elimination on
+    what peeling leaves.
+
+    Examples
+    --------
+    >>> net = Network([1, 2, 1])
+    >>> certify(net, [[(0, 0), (1, 0), (2, 0)], [(0, 0), (1, 1), (2, 0)]])
+    Verdict(certified=True, defect=None, size=2, expected=2, rank=2)
+    >>> certify(net, [[(0, 0), (1, 0), (2, 0)]]).defect
+    'size 1 != m - H = 2'
+    """
+    if not isinstance(network, Network):
+        raise BadInput(f"certify needs a Network, got {type(network).__name__}")
+    return _certify_blocks(network, _basis_blocks(basis))
+
+
+def compare(*results: SolveResult, labels=None) -> Comparison:
+    """Solve results side by side: m, H, |B|, substructures, discards by rule, repairs, times.
+
+    For stored runs use :meth:`GraphStore.compare`; a column of a solve result and one of its
+    stored run hold the same numbers.
+
+    Parameters
+    ----------
+    *results : SolveResult
+    labels : sequence of str, optional
+        Column names (default: ``"<network name> (<engine>)"``).
+
+    Returns
+    -------
+    Comparison
+        ``rows()`` as data, ``to_markdown()`` (a notebook shows it as a table), ``to_json()``,
+        ``plot(path)``.
+
+    Examples
+    --------
+    >>> from basispath_graph import solve
+    >>> table = compare(solve(preset("mlp", 3, 4)), solve(preset("resnet", 3, 4)))
+    >>> dict(table.rows())["|B|"]
+    [40, 72]
+    """
+    if labels is None:
+        labels = [f"{r.network.name or 'network'} ({r.engine})" for r in results]
+    labels = list(labels)
+    if len(labels) != len(results):
+        raise BadInput(f"{len(labels)} labels for {len(results)} results")
+    for r in results:
+        if not isinstance(r, SolveResult):
+            raise BadInput(f"compare takes SolveResults, got {type(r).__name__}")
+    return Comparison([column_from_result(label, r) for label, r in zip(labels, results)])

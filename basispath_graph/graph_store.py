@@ -1,0 +1,195 @@
+"""Stored runs from Python: ``open_store`` and the :class:`GraphStore` it returns.
+
+The same operations as ``basispath run / runs / why / compare / delete / query``, on the
+same graph (LadybugDB folder or Neo4j 5), through the same functions the CLI uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .analysis.compare import Comparison, column_from_run
+from .analysis.why import explain
+from .errors import StoreError
+from .network import Network
+from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
+from .store.base import Store
+from .store.runs import delete_run, execute_run, list_runs, network_from_row, open_run_store
+from .verify import parse_path
+
+__all__ = ["open_store", "GraphStore", "StoredRun"]
+
+
+@dataclass(repr=False)
+class StoredRun:
+    """A run as the store holds it: its network, engine, status and paths.
+
+    ``basis_paths`` are in basis index order (the indices certificates use); ``result`` is the
+    :class:`SolveResult` when this process solved the run, else None.
+    """
+
+    id: str
+    network: Network
+    engine: str
+    seed: int
+    status: str
+    certified: bool | None
+    basis_paths: list[PlainPath]
+    discarded_paths: list[PlainPath]
+    result: SolveResult | None = None
+
+    @property
+    def m(self) -> int:
+        return self.network.m
+
+    @property
+    def H(self) -> int:
+        return self.network.H
+
+    @property
+    def basis_size(self) -> int:
+        return len(self.basis_paths)
+
+    def __repr__(self) -> str:
+        return (
+            f"StoredRun(id={self.id!r}, network={self.network.name!r}, engine={self.engine!r}, status={self.status!r}, "
+            f"basis={self.basis_size} paths, certified={self.certified}, discarded={len(self.discarded_paths)})"
+        )
+
+
+def _plain(text: str) -> PlainPath:
+    layers, indices = parse_path(text)
+    return tuple(zip(layers, indices))
+
+
+class GraphStore:
+    """An open store of runs; close it (or use ``with``) to release it.
+
+    An embedded store opened for writing (the default) is held by this process alone: other
+    processes, ``basispath`` commands included, wait or fail with exit code 3 until it is
+    closed. ``open_store(uri, read_only=True)`` shares it with other readers.
+    """
+
+    def __init__(self, store: Store, uri: str | None):
+        self._store = store
+        self.uri = uri
+
+    @property
+    def backend(self) -> str:
+        """``"ladybug"`` (embedded) or ``"neo4j"``."""
+        return self._store.backend
+
+    def run(self, network: Network, engine: str = DEFAULT_ENGINE, seed: int = 0, **solve_options) -> StoredRun:
+        """Solve ``network`` and store the run with every artifact (``basispath run``).
+
+        ``solve_options`` are :func:`~basispath_graph.solver.solve`'s (``memory_limit``,
+        ``time_limit``, ``on_stage``, ...). The run becomes 'complete' only once everything is
+        written; an error leaves no complete run behind.
+
+        Returns
+        -------
+        StoredRun
+            with ``result``, the SolveResult.
+        """
+        outcome = execute_run(self._store, network, engine, seed, **solve_options)
+        result = outcome.result
+        return StoredRun(
+            outcome.run_id, network, result.engine, seed, "complete", result.certified,
+            result.basis_paths, result.discarded_paths, result,
+        )
+
+    def runs(self) -> list[dict]:
+        """Every run, newest first (``basispath runs --json``): id, network, engine, seed,
+        status (running, complete, incomplete), m, H, basis_size, certified, repairs, times."""
+        return list_runs(self._store)
+
+    def load(self, run_id: str) -> StoredRun:
+        """One stored run with its basis and discarded paths. StoreError for an unknown run.
+        O(paths of the run)."""
+        row = next((r for r in list_runs(self._store) if r["id"] == run_id), None)
+        if row is None:
+            raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
+        (run,) = self._store.run("get_run", id=run_id)
+        kept, discarded = [], []
+        for p in self._store.run("run_paths", run=run_id):
+            (kept if p["kept"] else discarded).append(_plain(p["text"]))
+        return StoredRun(
+            run_id, network_from_row(run), run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded,
+        )
+
+    def delete(self, run_id: str) -> None:
+        """Delete one run and every artifact it owns; other runs and the network stay."""
+        delete_run(self._store, run_id)
+
+    def why(self, run_id: str, path) -> dict:
+        """Why a path of a run was kept or discarded (``basispath why --json``): the reason and
+        the certificate, re-verified by vector addition now (``"verified"``).
+
+        ``path`` is a stored path id, text like ``"0:1,1:0,2:1"`` or (layer, index) pairs."""
+        if not isinstance(path, (str, int)):
+            path = ",".join(f"{int(l)}:{int(i)}" for l, i in path)
+        return explain(self._store, run_id, str(path))
+
+    def compare(self, *run_ids: str) -> Comparison:
+        """Stored runs side by side (``basispath compare RUN...``)."""
+        columns = []
+        for run_id in run_ids:
+            column = column_from_run(self._store, run_id)
+            if column is None:
+                raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
+            columns.append(column)
+        return Comparison(columns)
+
+    def query(self, cypher: str, **params) -> list[dict]:
+        """Run Cypher with ``$params`` given as keywords; rows as dicts (column -> value).
+        Read-only when the store was opened with ``read_only=True``."""
+        columns, rows = self._store.query(cypher, params)
+        return [dict(zip(columns, row)) for row in rows]
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"GraphStore({self.uri!r}, backend={self.backend!r})"
+
+
+def open_store(uri: str | None = None, *, read_only: bool = False, wait: float = 0) -> GraphStore:
+    """Open a store of runs: a folder (LadybugDB, embedded) or a ``neo4j://`` / ``bolt://`` URI.
+
+    Parameters
+    ----------
+    uri : str, optional
+        Default ``$BASISPATH_STORE``, else ``./basispath-store``. A missing folder is created
+        unless ``read_only``. Neo4j credentials come from ``$NEO4J_USER`` / ``$NEO4J_PASSWORD``.
+    read_only : bool
+        Open for reading only (runs, load, why, compare, read queries).
+    wait : float
+        Seconds to wait for an embedded store another process holds (0: fail at once).
+
+    Returns
+    -------
+    GraphStore
+
+    Raises
+    ------
+    StoreLocked
+        another process holds the embedded store.
+    StoreUnavailable
+        the Neo4j server cannot be reached or refused the login.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from basispath_graph import Network
+    >>> with open_store(tempfile.mkdtemp() + "/store") as store:
+    ...     run = store.run(Network([2, 2, 2], name="tiny"))
+    ...     [(r["network"], r["engine"], r["status"], r["certified"]) for r in store.runs()]
+    [('tiny', 'deah-complete', 'complete', True)]
+    """
+    return GraphStore(open_run_store(uri, write=not read_only, wait=wait), uri)
