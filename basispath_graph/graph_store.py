@@ -14,7 +14,8 @@ from .errors import StoreError
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
 from .store.base import Store
-from .store.runs import delete_run, execute_run, list_runs, network_from_row, open_run_store
+from .pipeline import execute_run
+from .store.runs import delete_run, list_runs, network_from_row, open_run_store
 from .verify import parse_path
 
 __all__ = ["open_store", "GraphStore", "StoredRun"]

@@ -202,6 +202,7 @@ def solve(
     max_substructures: int = DEFAULT_MAX_SUBSTRUCTURE_PATHS,
     certificates: bool = True,
     relations=None,
+    on_step1=None,
     on_stage=None,
     memory_limit: int | None = None,
     time_limit: float | None = None,
@@ -224,9 +225,10 @@ def solve(
         Compute and verify a certificate for every discarded path (default).
     memory_limit, time_limit : int bytes, float seconds, optional
         Refuse (``ResourceLimit``) before starting when the estimate is over the limit.
-    max_substructures, relations, on_stage
-        deah's P^S listing limit; Step 3's relations from a store (``run_deah``); called with
-        each stage name as it starts (progress display).
+    max_substructures, relations, on_step1, on_stage
+        deah's P^S listing limit; Step 3's relations from a store and a hook given Step 1's
+        result before them (``run_deah``); called with each stage name as it starts
+        (progress display).
 
     Returns
     -------
@@ -274,7 +276,8 @@ def solve(
         return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
     deah = run_deah(
-        network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete", time_limit=time_limit
+        network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete", time_limit=time_limit,
+        on_step1=on_step1,
     )
     raw = deah.kept_blocks()
     with timer.stage("certify"):

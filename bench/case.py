@@ -243,7 +243,7 @@ def case_store(net, store_dir: str, engine: str) -> dict:
     """``store_dir``: a folder for a fresh embedded store, or a Neo4j URI."""
     from basispath_graph.deah.step1_substructures import TooManySubstructures
     from basispath_graph.store import open_store
-    from basispath_graph.store.runs import execute_run
+    from basispath_graph.pipeline import execute_run
 
     stages = Stages()
     t0 = time.perf_counter()
@@ -363,7 +363,7 @@ def greedy(net, blocks, t_start: float, setup_s: float) -> dict:
 def case_baseline(net) -> dict:
     from basispath_graph.choices import ChoiceRule
     from basispath_graph.deah.step1_substructures import TooManySubstructures, run_step1
-    from basispath_graph.subroutine import subroutine
+    from basispath_graph.deah.subroutine import subroutine
 
     emit("stage", name="candidates (step1 + subroutine per selected substructure)", t=0.0)
     t_start = time.perf_counter()

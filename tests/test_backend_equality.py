@@ -411,7 +411,7 @@ def test_random_networks_give_the_same_graph_and_why_answers(random_stores, net,
     from basispath_graph.analysis.compare import column_from_run
     from basispath_graph.analysis.why import explain
     from basispath_graph.show import load_overview, render
-    from basispath_graph.store.runs import execute_run
+    from basispath_graph.pipeline import execute_run
 
     got = {}
     for backend, uri in random_stores().items():

@@ -16,7 +16,7 @@ from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.network import Network, paths_to_json
 from basispath_graph.skeleton import skeleton_basis
 from basispath_graph.solver import solve
-from basispath_graph.subroutine import subroutine
+from basispath_graph.deah.subroutine import subroutine
 
 from .oracle import Oracle
 from .strategies import assert_basis, edge_vectors, networks, sparse_rank

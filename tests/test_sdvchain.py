@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.deah.step3_sdvchain import InMemoryRelations, _columns, sdvchain_pair
-from basispath_graph.subroutine import subroutine
+from basispath_graph.deah.subroutine import subroutine
 
 from .reference_sdvchain import sdvchain_pair_reference
 from .strategies import networks

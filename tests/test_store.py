@@ -21,8 +21,8 @@ from basispath_graph.deah.step3_sdvchain import InMemoryRelations, build_chains,
 from basispath_graph.network import Network
 from basispath_graph.solver import solve
 from basispath_graph.store import open_store
-from basispath_graph.store.relations import StoreRelations
-from basispath_graph.store.runs import execute_run
+from basispath_graph.store.relations import StoreRelations, persist_substructures
+from basispath_graph.pipeline import execute_run
 
 from .cli_runner import cli, run_many, show
 from .conftest import BACKEND_PARAMS, module_store
@@ -55,7 +55,8 @@ def test_cypher_relations_equal_the_in_memory_ones(shared_store, net, seed):
         "MATCH (s:SubstructurePath {run: $run}) RETURN count(s)", {"run": run_id}
     )[1][0][0]:
         return  # hypothesis replayed an example already stored
-    stored = StoreRelations.compute(shared_store, run_id, s1)
+    persist_substructures(shared_store, run_id, s1)
+    stored = StoreRelations.read(shared_store, run_id, net.L)
     mem = InMemoryRelations(s1)
     sel = s1.selected
     for a in sel:

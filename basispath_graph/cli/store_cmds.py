@@ -19,7 +19,8 @@ from ..solve import ENGINES
 from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
 from ..store.base import StoreLocked, WriteRefused
-from ..store.runs import execute_run, ingest_network, live_writer_pid, load_run_for_resume, mark_stale_runs
+from ..pipeline import execute_run
+from ..store.runs import ingest_network, live_writer_pid, load_run_for_resume, mark_stale_runs
 from .common import EXIT_BAD_INPUT, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
 from .progress import StageProgress
 

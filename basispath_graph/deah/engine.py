@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
-from ..subroutine import subroutine
+from .subroutine import subroutine
 from ..guards import BYTES_PER_CANDIDATE, MEMORY_ENV, SECONDS_PER_CANDIDATE, TIME_ENV, candidate_paths, check_memory, check_time
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
@@ -46,14 +46,18 @@ def run_deah(
     memory_limit: int | None = None,
     complete: bool = False,
     time_limit: float | None = None,
+    on_step1: Callable[[Step1Result], None] | None = None,
 ) -> DeahResult:
     """Run Steps 1-3 of DEAH faithfully; no certification or repair here (see ``solve``).
 
     ``complete`` replaces Step 3 by the hop-ownership rule of ``deah-complete``
     (``step3_complete``; docs/deah-complete.md).
 
-    ``relations`` builds the subdivision / shared-edge relations Step 3 uses from Step 1's
-    result; a graph store passes one that persists Step 1 and asks Cypher (default: in memory).
+    ``on_step1`` is given Step 1's result once Step 2 is done (a stored run persists P^S
+    there and lets Cypher derive the subdivision and shared-edge relations, for both engines).
+    ``relations`` (deah only) then builds the relations SDVChain uses from Step 1's result,
+    e.g. read back from the store (default: computed in memory). Both are timed as the stage
+    "relations", apart from Step 3.
     """
     timer = timer or StageTimer()
     with timer.stage("step1"):
@@ -77,9 +81,12 @@ def run_deah(
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
         bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
     rel = None
-    if relations is not None:  # e.g. persisted and derived by Cypher: timed apart from Step 3
+    if on_step1 is not None or (relations is not None and not complete):
         with timer.stage("relations"):
-            rel = relations(step1)
+            if on_step1 is not None:
+                on_step1(step1)
+            if relations is not None and not complete:  # deah-complete's Step 3 needs none
+                rel = relations(step1)
     with timer.stage("step3"):
         if complete:
             step3 = run_step3_complete(network, step1, bases, rule)

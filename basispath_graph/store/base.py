@@ -1,13 +1,14 @@
-"""The store interface both backends implement, and ``open_store`` that picks one from a URI."""
+"""The store interface both backends implement (``Store``) and what they share; the factory that
+picks a backend from a URI is ``store.open_store`` (store/__init__.py)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from abc import ABC, abstractmethod
 
 from ..errors import StoreError, StoreLocked, StoreUnavailable
 
-__all__ = ["BATCH_ENV", "env_rows", "Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "open_store", "resolve_store_uri", "DEFAULT_STORE"]
+__all__ = ["BATCH_ENV", "env_rows", "Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "resolve_store_uri", "is_neo4j_uri", "DEFAULT_STORE"]
 
 DEFAULT_STORE = "./basispath-store"
 BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction, both backends
@@ -18,30 +19,35 @@ class WriteRefused(StoreError):
     """A query tried to write to a store opened read-only."""
 
 
-class Store:
-    """A graph store that runs named queries from the ``cypher/`` library.
+class Store(ABC):
+    """A graph store that runs named queries from the ``cypher/`` library (LadybugDB or Neo4j).
 
     ``run(name, **params)`` runs a named query (every statement of its file) and returns the rows
     of the last one as dicts. ``bulk(name, columns)`` loads many rows with the named query:
     ``columns`` maps column name -> list of values, all of one length. ``query(text, params)`` runs
     user Cypher and returns (columns, rows); it is read-only unless the store was opened with
-    ``write=True``.
+    ``write=True``. ``close()`` releases it (the embedded store's lock, the driver).
     """
 
     backend: str = ""
     writable: bool = False
 
-    def run(self, query_name: str, /, **params) -> list[dict]:
-        raise NotImplementedError
+    @abstractmethod
+    def run(self, query_name: str, /, **params) -> list[dict]: ...
 
-    def bulk(self, name: str, columns: dict[str, list], progress=None) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def bulk(self, name: str, columns: dict[str, list], progress=None) -> None: ...
 
-    def query(self, text: str, params: dict | None = None) -> tuple[list[str], list[list]]:
-        raise NotImplementedError
+    @abstractmethod
+    def query(self, text: str, params: dict | None = None) -> tuple[list[str], list[list]]: ...
 
-    def close(self) -> None:
-        pass
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def live_pids(self) -> set[int] | None:
+        """PIDs of the basispath processes connected to a server; None where there is no
+        server to ask (an embedded store's writer lock keeps writers out instead)."""
+        return None
 
     def __enter__(self):
         return self
@@ -103,26 +109,3 @@ def resolve_store_uri(uri: str | None) -> str:
 
 def is_neo4j_uri(uri: str) -> bool:
     return uri.lower().startswith(NEO4J_SCHEMES)
-
-
-def open_store(uri: str | None = None, write: bool = False, create: bool | None = None, wait: float = 0) -> Store:
-    """Open the store at ``uri`` (a folder for LadybugDB, or a neo4j:// / bolt:// URI).
-
-    write=False opens the database read-only where the backend offers it (LadybugDB read-only
-    mode, Neo4j READ access mode). create defaults to ``write``: a missing embedded store is only
-    created by commands that write.
-
-    An embedded store has one writer or any number of readers at a time, never both; when it is
-    held, ``StoreLocked`` is raised at once, or after retrying for ``wait`` seconds. (A Neo4j
-    server isolates transactions itself; ``wait`` does not apply.)
-    """
-    uri = resolve_store_uri(uri)
-    if is_neo4j_uri(uri):
-        from .neo4j_store import Neo4jStore
-
-        return Neo4jStore(uri, write=write)
-    if "://" in uri:
-        raise StoreError(f"unsupported store URI {uri!r}: use a folder path or neo4j://, neo4j+s://, bolt:// URIs")
-    from .ladybug_store import LadybugStore
-
-    return LadybugStore(Path(uri), write=write, create=write if create is None else create, wait=wait)

@@ -6,7 +6,7 @@ from ..deah.step1_substructures import Step1Result
 from ..deah.step3_sdvchain import Relations
 from .base import Store
 
-__all__ = ["StoreRelations", "substructure_rows", "edge_code", "decode_edge"]
+__all__ = ["StoreRelations", "persist_substructures", "substructure_rows", "edge_code", "decode_edge"]
 
 
 def edge_code(L: int, a: int, b: int) -> int:
@@ -40,20 +40,24 @@ def substructure_rows(run_id: str, step1: Step1Result) -> dict[str, list]:
     }
 
 
+def persist_substructures(store: Store, run_id: str, step1: Step1Result) -> None:
+    """Store all of P^S and let Cypher derive SUBDIVIDES and SHARES_EDGE between them."""
+    store.bulk("insert_substructure_paths", substructure_rows(run_id, step1))
+    store.run("compute_subdivides", run=run_id)
+    store.run("compute_shares_edge", run=run_id)
+
+
 class StoreRelations(Relations):
-    """SUBDIVIDES and SHARES_EDGE computed by Cypher, then read back for Step 3."""
+    """SUBDIVIDES and SHARES_EDGE as Cypher derived them (``persist_substructures``), read
+    back for SDVChain."""
 
     def __init__(self, subdivides: set[tuple[int, int]], shared: dict[tuple[int, int], tuple]):
         self._subdivides = subdivides
         self._shared = shared
 
     @classmethod
-    def compute(cls, store: Store, run_id: str, step1: Step1Result) -> "StoreRelations":
-        """Persist Step 1's substructure paths, let Cypher derive the relations, read them."""
-        L = step1.network.L
-        store.bulk("insert_substructure_paths", substructure_rows(run_id, step1))
-        store.run("compute_subdivides", run=run_id)
-        store.run("compute_shares_edge", run=run_id)
+    def read(cls, store: Store, run_id: str, L: int) -> "StoreRelations":
+        """The relations of run RUN_ID (network depth L), after ``persist_substructures``."""
         subdivides = {(r["a"], r["b"]) for r in store.run("read_subdivides", run=run_id)}
         shared = {}
         for r in store.run("read_shares_edge", run=run_id):

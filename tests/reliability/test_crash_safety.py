@@ -2,7 +2,7 @@
 earlier runs unchanged, the killed run ``incomplete``, and ``--resume`` redoing it exactly, on
 both backends (LadybugDB and the session's real Neo4j server).
 
-The kill points come from one place, ``basispath_graph.store.runs.KILL_POINTS`` (each DEAH step
+The kill points come from one place, ``basispath_graph.pipeline.KILL_POINTS`` (each DEAH step
 of the solve, every persistence stage, and between bulk batches). Bulk batches are made small
 for the killed runs (``BASISPATH_BATCH_ROWS``, honoured by both stores) so that a stage of this
 small network has several; the resumes use the default batches.
@@ -36,7 +36,8 @@ import pytest
 from basispath_graph.store import open_store
 from basispath_graph.store import runs as runs_module
 from basispath_graph.store.ladybug_store import BATCH_ENV
-from basispath_graph.store.runs import KILL_ENV, KILL_POINTS, new_run_id
+from basispath_graph.pipeline import KILL_ENV, KILL_POINTS
+from basispath_graph.store.runs import new_run_id
 
 from ..cli_runner import DROPPED, MAX_PARALLEL, finish, run_many, start
 from .counts import record

@@ -1,0 +1,155 @@
+"""Solve a network and persist the run with every artifact, atomically visible and resumable.
+
+A run is created in status 'running' and becomes 'complete' only after every artifact is
+written. A process that dies leaves it 'running'; the next writer of an embedded store marks it
+'incomplete' (only one writer can hold the store), and ``--resume`` deletes the partial artifacts
+and redoes the run under the same id. Earlier runs are never touched. Storage itself is in
+``store/``: run records (``store/runs.py``), artifacts (``store/artifacts.py``), Step 1 and its
+relations (``store/relations.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+from .deah.step1_substructures import TooManySubstructures
+from .guards import ResourceLimit
+from .network import Network
+from .solver import DEFAULT_ENGINE, SolveResult, solve
+from .store.artifacts import write_artifacts
+from .store.base import Store
+from .store.relations import StoreRelations, persist_substructures
+from .store.runs import ingest_network, new_run_id, now
+
+__all__ = ["execute_run", "RunOutcome", "KILL_ENV", "KILL_POINTS"]
+
+KILL_ENV = "BASISPATH_KILL_AT"
+
+#: Every place where ``BASISPATH_KILL_AT=<name>`` makes ``basispath run`` SIGKILL itself, in the
+#: order a deah run passes them (tests/reliability/test_crash_safety.py tries each one).
+#:
+#: - ``solve:<stage>``: as the solve enters that stage (``solve``'s ``on_stage``): DEAH Step 1,
+#:   Step 2, Step 3, certification of the raw union, the repair, the certificates;
+#: - ``substructures``: Step 1 is done, before its paths are stored for Cypher to relate;
+#: - ``solved``: after the solve, before the first artifact is written;
+#: - ``<stage>``: as a persistence stage starts, before anything of it is written;
+#: - ``<stage>:batch:<k>``: after the k-th bulk batch of that stage is committed (batches hold
+#:   ``BASISPATH_BATCH_ROWS`` rows; the tests make them small so a stage has several);
+#: - ``complete``: every artifact written, the run not yet marked complete.
+KILL_POINTS = (
+    "solve:step1",
+    "solve:step2",
+    "substructures",
+    "solve:step3",
+    "solve:certify",
+    "solve:repair",
+    "solve:certificates",
+    "solved",
+    "subdivision sets",
+    "subdivision sets:batch:1",
+    "basis paths",
+    "basis paths:batch:1",
+    "basis paths:batch:5",
+    "discards",
+    "discards:batch:1",
+    "certificates",
+    "certificates:batch:1",
+    "complete",
+)
+
+
+def _kill_point(stage: str) -> None:
+    """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there."""
+    if os.environ.get(KILL_ENV) == stage:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    result: SolveResult
+    timings: dict[str, float]
+
+
+def execute_run(
+    store: Store,
+    network: Network,
+    engine: str = DEFAULT_ENGINE,
+    seed: int = 0,
+    resume: str | None = None,
+    progress=None,
+    **solve_options,
+) -> RunOutcome:
+    """Solve ``network`` and persist the run; ``resume`` redoes an unfinished run by id."""
+    timings: dict[str, float] = {}
+    key = ingest_network(store, network)
+    if resume:
+        run_id = resume
+        store.run("delete_run_artifacts", run=run_id)
+        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+    else:
+        run_id = new_run_id()
+        store.run("create_run", id=run_id, key=key, engine=engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
+
+    def save_step1(step1) -> None:  # both DEAH engines: P^S and Cypher's relations are part of the graph
+        _kill_point("substructures")
+        store.run("set_run_stage", id=run_id, stage="substructures")
+        persist_substructures(store, run_id, step1)
+
+    def stored_relations(step1) -> StoreRelations:  # faithful deah: SDVChain reads them back
+        return StoreRelations.read(store, run_id, step1.network.L)
+
+    def on_stage(name: str) -> None:
+        _kill_point(f"solve:{name}")
+        if progress is not None:
+            progress.stage(name)
+
+    try:
+        result = solve(
+            network, engine, seed, on_stage=on_stage, **solve_options,
+            on_step1=save_step1 if engine in ("deah", "deah-complete") else None,
+            relations=stored_relations if engine == "deah" else None,
+        )
+    except (ResourceLimit, TooManySubstructures):
+        if not resume:  # refused before producing anything: leave no trace of a new run
+            store.run("delete_run_artifacts", run=run_id)
+            store.run("delete_run", id=run_id)
+        raise
+    _kill_point("solved")
+    current = {"stage": "", "batches": 0}
+
+    def on_write_stage(name: str) -> None:
+        _kill_point(name)
+        current.update(stage=name, batches=0)
+        if progress:
+            progress.stage(name)
+
+    def on_batch(rows: int) -> None:
+        if progress:
+            progress.advance(rows)
+        current["batches"] += 1
+        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+
+    t0 = time.perf_counter()
+    write_artifacts(store, run_id, result, on_write_stage, on_batch)
+    timings["persist"] = time.perf_counter() - t0
+    all_timings = {**result.timings, **timings}
+    _kill_point("complete")
+    store.run(
+        "complete_run",
+        id=run_id,
+        finished=now(),
+        basis_size=result.basis_size,
+        certified=result.certified,
+        raw_certified=result.raw_verdict.certified,
+        raw_size=result.raw_verdict.size,
+        repairs=len(result.repairs),
+        repairs_needed=result.repairs_needed,
+        discarded=len(result.discarded),
+        timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
+    )
+    return RunOutcome(run_id, result, all_timings)

@@ -1,0 +1,171 @@
+"""Writing a solved run's artifacts to a store: paths, subdivision sets, chains, discards,
+certificates, as bulk columns (numpy and ``Ragged`` lists, no Python object per path)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..deah.step3_sdvchain import Discard
+from ..discarded import DiscardedList
+from ..network import Network, blocks_from_json
+from ..solver import SolveResult
+from .base import Ragged, Store
+from .relations import edge_code
+
+__all__ = ["write_artifacts"]
+
+
+def _neuron_offsets(network: Network) -> list[int]:
+    out, base = [], 0
+    for w in network.widths:
+        out.append(base)
+        base += w
+    return out
+
+
+def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bool) -> dict:
+    """Columns for ``insert_basis_paths`` of all paths of ``blocks`` (ids start_id, ...).
+
+    List columns are ``Ragged`` (numpy values + offsets) so that millions of paths never become
+    Python lists on the way to a COPY.
+    """
+    offs = np.array(_neuron_offsets(network), dtype=np.int64)
+    n = sum(len(b) for b in blocks)
+    text: list[str] = []
+    for block in blocks:
+        template = ",".join(f"{l}:%d" for l in block.layers)  # the form of verify.format_path
+        text.extend(template % tuple(row) for row in block.nodes.tolist())
+    return {
+        "uid": [f"{run_id}:{i}" for i in range(start_id, start_id + n)],
+        "run": [run_id] * n,
+        "id": np.arange(start_id, start_id + n, dtype=np.int64),
+        "nodes": Ragged.from_rows([b.nodes + offs[list(b.layers)] for b in blocks]),
+        "layers": Ragged.from_rows([np.broadcast_to(np.array(b.layers), (len(b), len(b.layers))) for b in blocks]),
+        "text": text,
+        "kept": np.full(n, kept),
+    }
+
+
+def _discard_row(run_id: str, k: int, network: Network, reason) -> dict:
+    L = network.L
+    if isinstance(reason, Discard):
+        return {
+            "uid": f"{run_id}:d{k}",
+            "run": run_id,
+            "step": reason.step,
+            "action": "discard",
+            "chain": reason.chain,
+            "pair": list(reason.pair),
+            "shared_pairs": [edge_code(L, a, b) for a, b in reason.shared_pairs],
+            "ep": list(reason.ep),
+            "ucp_star": list(reason.ucp_star),
+            "iep": list(reason.iep),
+            "shared": list(reason.shared),
+        }
+    return {
+        "uid": f"{run_id}:d{k}",
+        "run": run_id,
+        "step": "repair",
+        "action": reason.action,
+        "chain": -1,
+        "pair": [],
+        "shared_pairs": [],
+        "ep": [],
+        "ucp_star": [],
+        "iep": [],
+        "shared": [],
+    }
+
+
+def _columns(rows: list[dict]) -> dict[str, list]:
+    if not rows:
+        return {}
+    return {k: [r[k] for r in rows] for k in rows[0]}
+
+
+def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=None, on_batch=None) -> None:
+    """Write every artifact of a solved run, stage by stage (the run's ``stage`` property says
+    which): subdivision sets and chains, basis and discarded paths, discard records, certificates.
+
+    ``on_stage(name)`` is called as a stage starts, before anything of it is written;
+    ``on_batch(rows)`` after each bulk batch is committed (progress, crash-safety tests)."""
+    net = result.network
+
+    def stage(name: str):
+        if on_stage:
+            on_stage(name)
+        store.run("set_run_stage", id=run_id, stage=name)
+
+    def bulk(name: str, columns: dict):
+        if columns:
+            store.bulk(name, columns, on_batch)
+
+    deah = result.deah
+    if deah is not None:
+        stage("subdivision sets")
+        s1, s3 = deah.step1, deah.step3
+        sets = [
+            {"uid": f"{run_id}:u{idx}", "run": run_id, "r": idx, "size": s1.paths[idx].u_size, "path": f"{run_id}:s{idx}"}
+            for idx in s1.selected
+        ]
+        bulk("insert_subdivision_sets", _columns(sets))
+        store.run("compute_contains", run=run_id)
+        links = []
+        for t, chain in enumerate(s3.chains, start=1):
+            for pos, idx in enumerate(chain + [s1.p0], start=1):
+                links.append({"chain_uid": f"{run_id}:c{t}", "run": run_id, "t": t, "pos": pos, "set_uid": f"{run_id}:u{idx}"})
+        bulk("insert_chains", _columns(links))
+
+    stage("basis paths")
+    if isinstance(result.discarded, DiscardedList):  # arrays: no record per path needed here
+        discarded_blocks = result.discarded.blocks()
+        discarded_subs = result.discarded.subs.tolist()
+    else:
+        discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
+        discarded_subs = [d.substructure for d in result.discarded]
+    kept_columns = _path_columns(run_id, net, result.basis, 0, True)
+    kept_uids = kept_columns["uid"]
+    n = len(kept_uids)
+    bulk("insert_basis_paths", kept_columns)
+    discarded_columns = _path_columns(run_id, net, discarded_blocks, n, False)
+    discarded_uids = discarded_columns["uid"]
+    bulk("insert_basis_paths", discarded_columns)
+    bulk("link_kept", {"from": [run_id] * n, "to": kept_uids})
+    bulk("link_discarded", {"from": [run_id] * len(discarded_uids), "to": discarded_uids})
+    if deah is not None:
+        subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
+        origin = [(kept_uids[i], f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
+        origin += [(discarded_uids[k], f"{run_id}:s{s}") for k, s in enumerate(discarded_subs) if s is not None]
+        bulk("link_from_substructure", {"from": [a for a, _ in origin], "to": [b for _, b in origin]})
+
+        stage("discards")
+        readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
+        # Only re-admitted paths need their basis id looked up (rare: repairs only).
+        index_of = {}
+        if readmitted:
+            i = 0
+            for block in result.basis:
+                for row in block.nodes.tolist():
+                    if (block.layers, tuple(row)) in readmitted:
+                        index_of[(block.layers, tuple(row))] = i
+                    i += 1
+        records, reasons, certs = [], [], []
+        for k, d in enumerate(result.discarded):
+            records.append(_discard_row(run_id, len(records), net, d.reason))
+            reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
+            certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
+        # Paths SDVChain discarded that the repair re-admitted keep both records.
+        for disc in deah.step3.discards:
+            block = deah.bases[disc.substructure]
+            key = (block.layers, tuple(block.nodes[disc.row].tolist()))
+            if key in readmitted:
+                records.append(_discard_row(run_id, len(records), net, disc))
+                reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
+        for r in result.repairs:
+            if r.action != "drop":
+                records.append(_discard_row(run_id, len(records), net, r))
+                reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
+        bulk("insert_discards", _columns(records))
+        bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
+        stage("certificates")
+        bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})
