@@ -1,7 +1,7 @@
 """The one deterministic, seedable rule behind every "random" choice of the engines.
 
 The paper lets Algorithm Subroutine pick direct edges and the prefix p* "randomly", but its
-Claim 1 needs the *same* rule in every substructure (notes section 4). So every choice is a
+Claim 1 (Section 4) needs the *same* rule in every substructure. So every choice is a
 function of (layer, neuron, next layer) only, never of the substructure it is made in.
 
 A seed fixes one permutation of the neurons of each layer (seed 0 is the identity). Neurons are

@@ -161,7 +161,8 @@ class Network:
 
     @property
     def basis_size(self) -> int:
-        """|B| = m - H for every basis path set (notes section 1)."""
+        """|B| = m - H for every basis path set: the path vectors span a space of dimension m - H
+        (each hidden neuron's rescaling invariance removes one dimension; the paper, Section 2)."""
         return self.m - self.H
 
     @cached_property

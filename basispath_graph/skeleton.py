@@ -1,4 +1,4 @@
-"""The skeleton engine: a basis path set in O(m * L) for any network (notes section 3).
+"""The skeleton engine: a basis path set in O(m * L) for any network.
 
 Every neuron not in layer 0 has a designated incoming weight from the previous layer
 (``ChoiceRule.predecessor``), every neuron not in layer L a designated outgoing weight to the

@@ -26,7 +26,7 @@ DEFAULT_MAX_CANDIDATES = 5_000_000  # lazy generation gives up after examining t
 
 
 class TooManySubstructures(LimitExceeded):
-    """P^S is too large to enumerate (it has up to 2^(L-1) paths; notes section 5)."""
+    """P^S is too large to enumerate (up to 2^(L-1) paths: one per set of hidden layers visited)."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +90,6 @@ class Step1Result:
     @property
     def p0(self) -> int:
         return self.order[0]
-
-    def u_members(self, idx: int) -> list[int]:
-        """U_r (idx list) among the known paths: all of U_r when ``listed``; O(|known paths|)."""
-        me = self.paths[idx]
-        return [p.idx for p in self.paths.values() if p.subdivides(me)]
 
 
 def _path_counts(network: Network) -> list[list[int]]:
@@ -206,7 +201,7 @@ def run_step1(
     |U_r| comes from path counting (|U_r| = prod over hops (a, b) of #paths a->b, minus 1), not
     from pairwise comparison. When |P^S| <= max_paths all of P^S is listed (and later stored);
     otherwise the paths are generated lazily in the selection order, best-first, and only until
-    R are selected: O(K * L * log) for the K paths examined, never all of P^S (notes section 5).
+    R are selected: O(K * L * log) for the K paths examined, never all of P^S.
     The selection is the same either way.
 
     Raises
