@@ -29,7 +29,7 @@ def stored(request, tmp_path_factory):
     store = module_store(request, tmp_path_factory, "why")
     runs = {}
     for name in ("densenet-style", "resnet-style"):
-        out = cli("run", str(EXAMPLES / f"{name}.json"), "--store", store, "--json", check=0)
+        out = cli("run", str(EXAMPLES / f"{name}.json"), "--store", store, "--engine", "deah", "--json", check=0)
         runs[name] = json.loads(out.stdout)
     return store, runs
 
@@ -108,11 +108,11 @@ def test_why_reports_a_tampered_certificate_loudly(store_uri):
 def test_compare_three_specs_prints_the_table_and_writes_a_png(tmp_path):  # no store: solved now
     png = tmp_path / "cmp.png"
     specs = [str(EXAMPLES / f"{n}.json") for n in ("mlp", "resnet-style", "densenet-style")]
-    r = cli("compare", *specs, "--store", str(tmp_path / "nostore"), "--plot", str(png), check=0)
+    r = cli("compare", *specs, "--engine", "deah", "--store", str(tmp_path / "nostore"), "--plot", str(png), check=0)
     for label in ("mlp (deah)", "resnet-style (deah)", "densenet-style (deah)", "|B| / m", "repairs", "T chains"):
         assert label in r.stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000
-    cols = json.loads(cli("compare", *specs, "--json", "--store", str(tmp_path / "nostore"), check=0).stdout)
+    cols = json.loads(cli("compare", *specs, "--engine", "deah", "--json", "--store", str(tmp_path / "nostore"), check=0).stdout)
     assert [(c["m"], c["H"], c["basis_size"], c["repairs"]) for c in cols] == [(78, 12, 66, 0), (150, 20, 130, 10), (67, 9, 58, 4)]
 
 

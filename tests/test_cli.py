@@ -238,9 +238,9 @@ def test_no_repair_resnet_exports_raw_union_and_exits_1(solved, tmp_path):
     spec = EXAMPLES / "resnet-style.json"
     raw, report, fig = run_many(
         [
-            (["solve", spec, "--no-repair", "--export", "raw.json", "--json"], tmp_path, None),
-            (["solve", spec, "--no-repair"], tmp_path, None),
-            (["solve", EXAMPLES / "fig1b.json", "--no-repair", "--export", "fig.json"], tmp_path, None),
+            (["solve", spec, "--engine", "deah", "--no-repair", "--export", "raw.json", "--json"], tmp_path, None),
+            (["solve", spec, "--engine", "deah", "--no-repair"], tmp_path, None),
+            (["solve", EXAMPLES / "fig1b.json", "--engine", "deah", "--no-repair", "--export", "fig.json"], tmp_path, None),
         ]
     )
     assert raw.returncode == 1, show(raw)
@@ -424,14 +424,14 @@ REFUSALS = [
         "seed-not-integer", ["solve", "net.json", "--seed", "1.5", "--export", "out.json"], "Invalid value for '--seed'", prefix=True
     ),
     refusal("unknown-option", ["solve", "net.json", "--bogus", "--export", "out.json"], "No such option: --bogus"),
-    refusal("missing-spec", ["solve", "--export", "out.json"], "Missing argument 'spec'."),
+    refusal("missing-spec", ["solve", "--export", "out.json"], "Missing argument 'SPEC'."),
     refusal(
         "export-missing-folder",
         ["solve", "net.json", "--export", "missing/out.json"],
         "cannot write export file missing/out.json: not a file in an existing folder",
     ),
     # verify: unreadable or malformed basis files, and bad specs.
-    refusal("verify-missing-basis-arg", ["verify", "net.json"], "Missing argument 'basis'."),
+    refusal("verify-missing-basis-arg", ["verify", "net.json"], "Missing argument 'BASIS'."),
     refusal("verify-basis-missing", ["verify", "net.json", "nope.json"], "nope.json: no such file"),
     refusal(
         "verify-basis-not-json",
@@ -552,7 +552,7 @@ def test_yaml_spec_works_like_json(solved, tmp_path):
     for name in names:
         (tmp_path / name).write_text(text)
     results = run_many(
-        (["solve", name, "--export", f"{name}.out.json", "--json"], tmp_path, None) for name in names
+        (["solve", name, "--engine", "deah", "--export", f"{name}.out.json", "--json"], tmp_path, None) for name in names
     )
     reference = solved["resnet-style", "deah"]
     for name, res in zip(names, results):

@@ -54,7 +54,7 @@ def _rows(result: subprocess.CompletedProcess) -> list[dict]:
 def shown(request, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("show")
     store = module_store(request, tmp_path_factory, "show-store")  # these tests only read it
-    run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--json"], root)})["run"])
+    run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--engine", "deah", "--json"], root)})["run"])
     with open_store(str(store)) as s:  # read-only: the CLI calls below read the store too
         _, rows = s.query(
             "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) MATCH (b)-[:CERTIFIED_BY]->(k:BasisPath) "

@@ -86,7 +86,7 @@ def test_run_through_the_store_matches_solve_in_memory(shared_store, name):
 
 def test_cli_run_then_query_returns_m_minus_h_and_every_artifact_is_queryable(tmp_path, store_uri):
     store = str(store_uri)
-    out = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--json", check=0)
+    out = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--engine", "deah", "--json", check=0)
     summary = json.loads(out.stdout)
     run_id = summary["run_id"]
     assert (summary["m"], summary["H"], summary["basis_size"], summary["certified"]) == (67, 9, 58, True)
@@ -246,7 +246,7 @@ def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path,
     store = str(store_uri)
     first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
     # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 164 kB.
-    r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
+    r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--engine", "deah", env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
     assert r.stderr == (
         f"error: {EXAMPLES / 'densenet-style.json'}: deah (82 candidate paths in the B_r of 7 substructures) would need "
         "about 0.0 GB, over the limit of 0.0 GB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"

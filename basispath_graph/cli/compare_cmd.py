@@ -12,9 +12,10 @@ from rich.table import Table
 from ..analysis.compare import METRICS, column_for_spec, column_from_run
 from ..analysis.compare_plot import STEP_ORDER, plot_comparison
 from ..deah.step1_substructures import TooManySubstructures
-from ..solve import ENGINES
+from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
 from .common import fail, read_network
+from .help import ENGINE_HELP
 from .store_cmds import STORE_HELP, _console, store_failure
 
 
@@ -28,7 +29,10 @@ def _cell(value) -> str:
 
 def compare_command(
     items: List[str] = typer.Argument(..., help="Run ids and/or spec files (solved now when not stored)."),
-    engine: List[str] = typer.Option(["deah"], "--engine", "-e", help="Engine(s) for specs; repeat to compare engines."),
+    engine: List[str] = typer.Option(
+        [DEFAULT_ENGINE], "--engine", "-e",
+        help=f"Engine(s) for specs; repeat to compare engines. {ENGINE_HELP}",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed for specs."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the columns as JSON."),
@@ -43,6 +47,7 @@ def compare_command(
     Example:
 
         basispath compare examples/mlp.json examples/resnet-style.json examples/densenet-style.json --plot cmp.png
+        basispath compare examples/resnet-style.json --engine deah --engine deah-complete
     """
     for e in engine:
         if e not in ENGINES:

@@ -18,8 +18,15 @@ SUFFIXES = {".dot": "dot", ".gv": "dot", ".png": "png", ".svg": "svg"}
 
 
 def _format(fmt: Optional[str], output: Optional[Path]) -> str:
-    """--format, else -o's suffix, else dot; a known suffix must agree with --format."""
-    implied = SUFFIXES.get(output.suffix.lower()) if output is not None and str(output) != "-" else None
+    """--format, else -o's suffix, else dot; a known suffix must agree with --format, and any
+    other suffix is refused (``-o x.jpg`` would otherwise get DOT text under a picture's name)."""
+    suffix = output.suffix.lower() if output is not None and str(output) != "-" else ""
+    if suffix and suffix not in SUFFIXES:
+        raise fail(
+            f"-o {output}: unknown extension '{output.suffix}'; use one of {', '.join(SUFFIXES)} "
+            "(or no extension with --format, or - for stdout)"
+        )
+    implied = SUFFIXES.get(suffix)
     if fmt is None:
         return implied or "dot"
     fmt = fmt.lower()
@@ -40,7 +47,8 @@ def show_command(
         None,
         "--output",
         "-o",
-        help="File to write (atomically), or - for stdout. Default: stdout for dot; RUN_ID.png / RUN_ID.svg "
+        help="File to write (atomically), or - for stdout; its extension is .dot, .gv, .png or .svg (others are "
+        "refused) or none. Default: stdout for dot; RUN_ID.png / RUN_ID.svg "
         "(RUN_ID-path-ID.png with --path) in the current folder for png and svg.",
     ),
     path: Optional[str] = typer.Option(

@@ -15,13 +15,14 @@ from rich.table import Table
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..guards import ResourceLimit
-from ..solve import ENGINES
+from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_spec
 from ..store import StoreError, StoreUnavailable, open_store
 from ..store.base import StoreLocked, WriteRefused
 from ..pipeline import execute_run
 from ..store.runs import ingest_network, live_writer_pid, load_run_for_resume, mark_stale_runs
 from .common import EXIT_BAD_INPUT, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
+from .help import ENGINE_HELP
 from .progress import StageProgress
 
 EXIT_STORE_UNAVAILABLE = 3
@@ -58,7 +59,7 @@ def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
 
 def run_command(
     spec: Optional[Path] = typer.Argument(None, help="Network spec (JSON or YAML); omit with --resume."),
-    engine: str = typer.Option("deah", "--engine", "-e", help=f"Engine: {' | '.join(ENGINES)}."),
+    engine: str = typer.Option(DEFAULT_ENGINE, "--engine", "-e", help=ENGINE_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
@@ -74,9 +75,13 @@ def run_command(
 ) -> None:
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
 
+    The engine is deah-complete unless --engine says otherwise: certified, with no repair;
+    --engine deah runs the paper's Algorithm DEAH faithfully and stores its repairs.
+
     Example:
 
         basispath run examples/resnet-style.json --store ./basispath-store --json
+        basispath run examples/resnet-style.json --engine deah --json
         basispath run --resume 3fa2c1d0
         basispath run examples/mlp.json --wait 600   # queue behind a run in progress
     """
@@ -89,6 +94,7 @@ def run_command(
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_network(spec, max_weights) if spec is not None else None
+    what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
     with open_for_cli(store, write=True, wait=wait) as s:
@@ -101,9 +107,9 @@ def run_command(
                     memory_limit=limit, time_limit=seconds,
                 )
         except ResourceLimit as exc:
-            raise fail(f"{spec}: {exc}") from None
+            raise fail(f"{what}: {exc}") from None
         except TooManySubstructures as exc:
-            raise fail(f"{spec}: {exc}; use --engine skeleton") from None
+            raise fail(f"{what}: {exc}; use --engine skeleton") from None
         except StoreError as exc:
             raise store_failure(exc) from None
     r = outcome.result
@@ -114,7 +120,7 @@ def run_command(
         "seed": seed,
         "m": network.m,
         "H": network.H,
-        "basis_size": r.basis_size(),
+        "basis_size": r.basis_size,
         "certified": r.certified,
         "repairs": len(r.repairs),
         "repairs_needed": r.repairs_needed,
@@ -128,14 +134,24 @@ def run_command(
         verdict = "certified" if r.certified else "NOT certified"
         c.print(
             f"run [bold]{outcome.run_id}[/] complete: {escape(network.name) or '(unnamed)'} {engine}, "
-            f"{r.basis_size()} basis paths (m - H = {network.m - network.H}), {verdict}, "
+            f"{r.basis_size} basis paths (m - H = {network.m - network.H}), {verdict}, "
             f"{len(r.discarded)} discarded, {len(r.repairs)} repairs"
         )
         c.print(f"time: {', '.join(f'{k} {v:.3f}s' for k, v in outcome.timings.items())}", style="dim")
 
 
+PARAM_HELP = (
+    "Query parameter KEY=VALUE (repeatable). VALUE is read as JSON when it parses (12, 1.5, true, "
+    "[1, 2], '\"text\"'), else it is text; a number that is the id of a run in the store stays text "
+    "(run ids are text, even 12345678). Quote as JSON to force text: KEY='\"123\"'."
+)
+
+
 def _parse_param(text: str) -> tuple[str, object]:
-    """key=value; the value is read as JSON when it parses (numbers, lists, true, "text"), else text."""
+    """key=value; the value is read as JSON when it parses (numbers, lists, true, "text"), else text.
+
+    A number may still be a run id (ids made by other tools or older versions, "12345678"):
+    :func:`_run_ids_as_text` turns it back into its text once the store is open."""
     if "=" not in text:
         raise fail(f"--param {text!r}: expected key=value")
     key, raw = text.split("=", 1)
@@ -151,6 +167,18 @@ def _parse_param(text: str) -> tuple[str, object]:
     if problem:
         raise fail(f"--param {key}: {problem}")
     return key, value
+
+
+def _run_ids_as_text(store, texts: List[str], params: dict) -> None:
+    """Give back as text every --param number that is the id of a run in STORE.
+
+    Run ids are text; one that reads as a number ("12345678", "791049e3" = 7.91e8) would
+    otherwise be passed as a number and match no run. New runs never get such ids
+    (``new_run_id``), but stores written by older versions or other tools may hold them."""
+    raw = dict(t.split("=", 1) for t in texts)
+    for key, value in params.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and raw[key] and store.run("get_run", id=raw[key]):
+            params[key] = raw[key]
 
 
 def _param_problem(value) -> str | None:
@@ -203,7 +231,7 @@ def _jsonable(value):
 
 def query_command(
     cypher: str = typer.Argument(..., help="A Cypher query; values go in as $parameters."),
-    param: List[str] = typer.Option([], "--param", "-p", help="Query parameter key=value (repeatable; JSON values allowed)."),
+    param: List[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE", help=PARAM_HELP),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print rows as JSON objects."),
     write: bool = typer.Option(False, "--write", help="Allow the query to write (otherwise the store is opened read-only)."),
@@ -211,9 +239,14 @@ def query_command(
 ) -> None:
     """Run a Cypher query against the store and print the rows. Read-only unless --write.
 
+    Values go in as $parameters with --param KEY=VALUE: JSON when it parses, else text; a
+    number that is the id of a stored run stays text, so --param run=12345678 finds run
+    "12345678". Put the query in single quotes so the shell leaves $run alone.
+
     Example:
 
-        basispath query --json --param run=3fa2c1d0 "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n"
+        basispath query --json --param run=3fa2c1d0 'MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n'
+        basispath query --param run=3fa2c1d0 --param id=7 'MATCH (b:BasisPath {run: $run, id: $id}) RETURN b.text AS path'
     """
     params = dict(_parse_param(p) for p in param)
     missing = _missing_params(cypher, params)
@@ -224,6 +257,7 @@ def query_command(
         raise fail(f"query parameter{'s' if len(missing) > 1 else ''} {names} {verb} not given (use {hint})")
     with open_for_cli(store, write=write, wait=wait) as s:
         try:
+            _run_ids_as_text(s, param, params)
             cols, rows = s.query(cypher, params)
         except WriteRefused as exc:
             from ..store.query_guard import QueryRefused  # refused by the tool, says what and why

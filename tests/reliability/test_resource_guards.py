@@ -56,7 +56,7 @@ def test_over_the_limit_is_refused_with_the_estimate_before_allocating(dense_spe
 
 
 def test_the_time_limit_comes_from_the_environment_too(dense_spec, tmp_path):
-    r = cli("solve", dense_spec, env={"BASISPATH_MAX_SECONDS": "10"}, check=2)
+    r = cli("solve", dense_spec, "--engine", "deah", env={"BASISPATH_MAX_SECONDS": "10"}, check=2)
     assert "would take about 135 s, over the limit of 10 s" in r.stderr and r.stderr.count("\n") == 1
     r = cli("solve", EXAMPLES / "fig1b.json", "--json", env={"BASISPATH_MAX_SECONDS": "10"}, check=0)
     assert json.loads(r.stdout)["certified"] is True
@@ -73,7 +73,7 @@ def test_a_bad_time_limit_is_one_line(value, shown):
 def test_a_run_over_the_time_estimate_leaves_no_trace(dense_spec, store_uri):
     store = str(store_uri)
     first = json.loads(cli("run", EXAMPLES / "fig1b.json", "--store", store, "--json", check=0).stdout)
-    r = cli("run", dense_spec, "--store", store, "--max-seconds", "10", check=2)
+    r = cli("run", dense_spec, "--store", store, "--engine", "deah", "--max-seconds", "10", check=2)
     assert "would take about 135 s" in r.stderr
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert [(x["id"], x["status"]) for x in runs] == [(first["run_id"], "complete")]
