@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 
-from .deah.discard_table import DiscardTable
+from .deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from .deah.step3_complete import COMPLETE_STEPS
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .discarded import DiscardedPath, certificate_lengths
@@ -27,9 +27,30 @@ def _path(layers, indices) -> list[list[int]]:
 
 
 def reason_document(result: SolveResult, d: DiscardedPath) -> dict:
-    """Why a path was discarded: the SDVChain call (chain/pair or head vs Q_t) or the repair."""
+    """Why a path was discarded, in the shape of the rule that discarded it.
+
+    SDVChain ("chain", "head"): the call (chain, pair of substructures, shared layer pairs, Ep,
+    UCP*, IEp). deah-complete's hop rule ("prefix", "suffix"): the substructure, the new layer
+    pair it owns, the weight where the path crosses it, the kept twin X_r(f) and where the two
+    differ. The local rule ("local"): the substructure. A repair: its action. Weights are
+    [layer_a, index_a, layer_b, index_b]; layer lists are a substructure's layers.
+    """
     net = result.network
     r = d.reason
+    if isinstance(r, HopDiscard):
+        block = result.deah.bases[r.substructure]
+        return {
+            "step": r.step,
+            "substructure": list(block.layers),
+            "hop": list(r.hop),
+            "crossing": weight_endpoints(net, [r.crossing])[0],
+            "twin": _path(block.layers, block.nodes[r.twin]),
+            "differs": weight_endpoints(net, r.differs),
+            "twin_differs": weight_endpoints(net, r.twin_differs),
+            "agrees": weight_endpoints(net, r.agrees),
+        }
+    if isinstance(r, LocalDiscard):
+        return {"step": r.step, "substructure": list(result.deah.bases[r.substructure].layers)}
     if isinstance(r, Discard):
         paths = result.deah.step1.paths
         return {

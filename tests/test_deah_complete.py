@@ -119,17 +119,24 @@ def test_every_hop_rule_discard_names_its_owner_path_with_coefficient_one():
     for d in r.discarded:
         assert d.reason.step in ("prefix", "suffix"), d.reason.step
         block = r.deah.bases[d.substructure]
-        (hop,) = d.reason.shared_pairs
+        hop = d.reason.hop
         j = block.layers.index(hop[0])
         partner = next(
             row for row in alive_rows[d.substructure]
             if tuple(block.nodes[row, j : j + 2]) == (d.indices[j], d.indices[j + 1])
         )
+        assert d.reason.twin == partner  # the record names its twin, the kept X_r(f)
         index = starts[d.substructure] + alive_rows[d.substructure].index(partner)
         assert (index, 1) in d.certificate
         # the rule's name says where the two paths differ
         same_prefix = tuple(block.nodes[partner, : j + 1]) == d.indices[: j + 1]
         assert d.reason.step == ("suffix" if same_prefix else "prefix")
+        # its weights: the crossing on the hop is shared; differs / twin_differs / agrees split both paths
+        mine = [int(w) for w in r.network.weight_ids(block.take([d.reason.row]))[0]]
+        twin = [int(w) for w in r.network.weight_ids(block.take([partner]))[0]]
+        assert d.reason.crossing == mine[j] == twin[j] and d.reason.crossing in d.reason.agrees
+        assert sorted(d.reason.differs + d.reason.agrees) == sorted(mine)
+        assert sorted(d.reason.twin_differs + d.reason.agrees) == sorted(twin)
 
 
 @pytest.mark.parametrize(
@@ -267,3 +274,80 @@ def test_witness_peel_refuses_what_is_not_in_the_span_of_a_block():
     earlier = np.array([[1, 1, 0, 0], [0, 1, 1, 0]])
     lam = alpha_functional(earlier, np.array([1, 0, 0, 1]))
     assert ((earlier @ lam) % 2_147_483_647 == 0).all() and int(np.array([1, 0, 0, 1]) @ lam) % 2_147_483_647 == 1
+
+
+# --- each rule has its own record shape (issue 15, finding 3) --------------------------------
+
+
+def _weights_of(path):
+    return Counter((a, i, b, j) for (a, i), (b, j) in zip(path, path[1:]))
+
+
+def test_export_reasons_have_the_shape_of_their_rule():
+    r = solve_complete(preset_network("resnet", 6, 2))
+    doc = r.export()
+    basis = {tuple(map(tuple, p)) for p in doc["basis"]}
+    seen = Counter()
+    for path, entry in zip(doc["discarded"], doc["discard_reasons"]):
+        reason = entry["reason"]
+        seen[reason["step"]] += 1
+        assert "chain" not in reason and "pair" not in reason  # SDVChain's fields are SDVChain's
+        layers = [l for l, _ in path]
+        assert reason["substructure"] == layers
+        if reason["step"] == "local":
+            assert set(reason) == {"step", "substructure"}
+            continue
+        assert set(reason) == {"step", "substructure", "hop", "crossing", "twin", "differs", "twin_differs", "agrees"}
+        assert tuple(map(tuple, reason["twin"])) in basis  # the twin X_r(f) is kept
+        a, b = reason["hop"]
+        assert reason["crossing"][0::2] == [a, b] and reason["crossing"] in reason["agrees"]
+        mine, twin = _weights_of(path), _weights_of(reason["twin"])
+        assert Counter(map(tuple, reason["differs"] + reason["agrees"])) == mine
+        assert Counter(map(tuple, reason["twin_differs"] + reason["agrees"])) == twin
+        first_difference = min(w[0] for w in reason["differs"])
+        assert (first_difference < a) == (reason["step"] == "prefix")
+    assert seen == {"local": 18, "prefix": 4, "suffix": 6}
+
+
+def test_stored_why_json_of_a_hop_rule_discard_names_hop_crossing_and_twin(tmp_path, store_uri):
+    from .cli_runner import cli
+
+    spec = tmp_path / "r6.json"
+    spec.write_text(json.dumps(preset_network("resnet", 6, 2).to_dict()))
+    store = str(store_uri)
+    run = json.loads(cli("run", spec, "-e", "deah-complete", "--store", store, "--json", check=0).stdout)
+    exported = tmp_path / "basis.json"
+    cli("solve", spec, "-e", "deah-complete", "--export", exported, "-q", check=0)
+    doc = json.loads(exported.read_text())
+    for path, entry in zip(doc["discarded"], doc["discard_reasons"]):
+        text = ",".join(f"{l}:{i}" for l, i in path)
+        answer = json.loads(cli("why", run["run_id"], text, "--store", store, "--json", check=0).stdout)
+        reason = {k: v for k, v in answer["reason"].items() if k != "action"}
+        assert answer["verified"] and reason == entry["reason"]  # the stored record says what the export says
+        if entry["reason"]["step"] == "suffix":
+            break
+
+
+def test_a_store_made_before_the_hop_rule_properties_gets_them_when_opened_for_writing(tmp_path):
+    # The Discard table as stores had it before (7daad87): no substructure, hop, crossing, twin, ...
+    import ladybug
+
+    from basispath_graph import Network, open_store
+    from basispath_graph.store.ladybug_store import DB_FILE
+
+    folder = tmp_path / "old-store"
+    folder.mkdir()
+    db = ladybug.Database(str(folder / DB_FILE))
+    conn = ladybug.Connection(db)
+    conn.execute(
+        "CREATE NODE TABLE Discard(uid STRING, run STRING, step STRING, action STRING, chain INT64, pair INT64[], "
+        "shared_pairs INT64[], ep INT64[], ucp_star INT64[], iep INT64[], shared INT64[], PRIMARY KEY(uid))"
+    )
+    conn.execute("CREATE (:Discard {uid: 'old:d0', run: 'old', step: 'local', action: 'discard', chain: 0})")
+    conn.close()
+    db.close()
+    with open_store(str(folder)) as store:
+        run = store.run(Network([2, 2, 3, 2, 2], [(0, 2), (1, 3)], "fig1b"))
+        assert store.why(run.id, run.discarded_paths[0])["reason"]["twin"]
+        old = store.query("MATCH (d:Discard {run: 'old'}) RETURN d.step AS step, d.substructure AS s, d.twin AS twin, d.hop AS hop")
+    assert old == [{"step": "local", "s": -1, "twin": "", "hop": []}]

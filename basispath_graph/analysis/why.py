@@ -82,19 +82,34 @@ def _reason(store: Store, ctx: RunContext, d: dict) -> dict:
                 "readmit": "re-admitted: it raises the rank",
                 "add": "added: a skeleton path was needed to reach m - H"}
         return {"step": "repair", "action": d["action"], "detail": what.get(d["action"], d["action"])}
+    net = ctx.network
+    if d["step"] in ("prefix", "suffix", "local"):  # deah-complete's rules (export.reason_document's shape)
+        sub = d.get("substructure", -1)
+        layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=[sub])}
+        out = {"step": d["step"], "action": d["action"], "substructure": layers.get(sub)}
+        if d["step"] != "local" and d.get("twin"):  # (a store written before these properties has none)
+            out.update(
+                hop=list(d["hop"]),
+                crossing=_weights(net, [d["crossing"]])[0],
+                twin=_pairs(*parse_path(d["twin"])),
+                differs=_weights(net, d["differs"]),
+                twin_differs=_weights(net, d["twin_differs"]),
+                agrees=_weights(net, d["agrees"]),
+            )
+        return out
     pair = list(d["pair"] or [])
     layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=pair)}
-    L = ctx.network.L
+    L = net.L
     return {
         "step": d["step"],
         "action": d["action"],
         "chain": d["chain"],
         "pair": {"from": layers.get(pair[0]), "to": layers.get(pair[1])} if len(pair) == 2 else None,
         "shared_layers": [list(decode_edge(L, c)) for c in d["shared_pairs"] or []],
-        "ep": _weights(ctx.network, d["ep"]),
-        "ucp_star": _weights(ctx.network, d["ucp_star"]),
-        "iep": _weights(ctx.network, d["iep"]),
-        "shared": _weights(ctx.network, d["shared"]),
+        "ep": _weights(net, d["ep"]),
+        "ucp_star": _weights(net, d["ucp_star"]),
+        "iep": _weights(net, d["iep"]),
+        "shared": _weights(net, d["shared"]),
     }
 
 

@@ -39,13 +39,14 @@ def _print(answer: dict) -> None:
         c.print(f"  IEp (this path's unshared part, seen at least twice): {_edges(r['iep'])}")
     elif r.get("step") in ("prefix", "suffix"):
         where = "before" if r["step"] == "prefix" else "after"
-        c.print(f"discarded by deah-complete's hop rule in substructure {r['pair']['to']}: it owns the new layer pair {r['shared_layers'][0]}")
-        c.print(f"  this path crosses it at {_edges(r['ucp_star'])}, like the kept path that owns that weight, and differs {where} it:")
-        c.print(f"  kept path's part: {_edges(r['ep'])}")
-        c.print(f"  this path's part: {_edges(r['iep'])}")
+        c.print(f"discarded by deah-complete's hop rule in substructure {r['substructure']}: it owns the new layer pair {r.get('hop')}")
+        if "twin" in r:
+            c.print(f"  this path crosses it at {_edges([r['crossing']])}, as does the kept path {_path_text(r['twin'])}, and differs {where} it:")
+            c.print(f"  kept path's part: {_edges(r['twin_differs'])}")
+            c.print(f"  this path's part: {_edges(r['differs'])}")
     elif r.get("step") == "local":
         c.print(
-            f"discarded by deah-complete's local rule in substructure {r['pair']['to']}: on its witness coordinates "
+            f"discarded by deah-complete's local rule in substructure {r['substructure']}: on its witness coordinates "
             "(new weights, layer debts it pays, its alpha functional) it is a combination of the paths kept there, "
             "and those coordinates vanish on every path kept before (docs/deah-complete.md)"
         )

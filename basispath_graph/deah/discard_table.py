@@ -1,11 +1,13 @@
-"""deah-complete's discards kept as arrays, one part per substructure, read as ``Discard`` records.
+"""deah-complete's discards kept as arrays, one part per substructure, read as records of their rule.
 
 A large network discards millions of paths (dense-8x256: 3.07 M); one Python object per path
 cost more time and memory than the rule that found them. The table keeps per part the
 substructure, the discarded rows, the rule that discarded each one and, for the hop rule, the
-new hop and the partner row X_r(f). A ``Discard`` (with the partner's and the path's weights
-split into shared and unshared, as ``why`` shows them) is built only when someone reads it:
-by index, or in bulk by iteration (the store writer, exports).
+new hop and the twin row X_r(f). A record is built only when someone reads it, by index or in
+bulk by iteration (the store writer, exports): a :class:`HopDiscard` (with the path's and its
+twin's weights split into what they share and where they differ, as ``why`` shows them) or a
+:class:`LocalDiscard`. SDVChain's discards are ``step3_sdvchain.Discard``: each rule has its
+own record shape.
 """
 
 from __future__ import annotations
@@ -18,9 +20,38 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..network import Network, PathBlock
-from .step3_sdvchain import Discard
 
-__all__ = ["DiscardTable", "RecordSequence"]
+__all__ = ["DiscardTable", "RecordSequence", "HopDiscard", "LocalDiscard"]
+
+
+@dataclass(frozen=True)
+class HopDiscard:
+    """The hop rule: substructure r owns the new layer pair ``hop``; this path crosses it at the
+    weight ``crossing``, as does the kept path X_r(crossing) (its ``twin``), and differs from the
+    twin before the hop (step "prefix") or only after it ("suffix").
+
+    Weights are weight ids (``network.weight_endpoints`` shows them as neurons)."""
+
+    substructure: int  # idx of r
+    row: int  # row of the path in B_r
+    step: str  # "prefix" | "suffix"
+    hop: tuple[int, int]  # the new layer pair (a, b) of r
+    crossing: int  # the weight of ``hop`` this path (and its twin) uses
+    twin: int  # row of the kept twin X_r(crossing) in B_r
+    differs: tuple[int, ...]  # this path's weights the twin does not use
+    twin_differs: tuple[int, ...]  # the twin's weights this path does not use
+    agrees: tuple[int, ...]  # the weights both use, the crossing included
+
+
+@dataclass(frozen=True)
+class LocalDiscard:
+    """The local rule: on the witness coordinates of its substructure's block (new weights,
+    layer debts paid, the alpha functional; docs/deah-complete.md) this path is a combination of
+    the paths kept in that block, and those coordinates vanish on every path kept before."""
+
+    substructure: int  # idx of r
+    row: int  # row of the path in B_r
+    step: str = "local"
 
 
 @dataclass
@@ -30,7 +61,7 @@ class _Part:
     steps: tuple[str, ...]  # rule names, indexed by ``codes``
     codes: np.ndarray  # per row: index into ``steps``
     hop: tuple[int, int] | None = None  # the new hop (hop rule only)
-    partners: np.ndarray | None = None  # per row: the kept row X_r(f) sharing its new-hop weight
+    partners: np.ndarray | None = None  # per row: its twin, the kept row X_r(f) sharing its new-hop weight
 
 
 class RecordSequence(Sequence):
@@ -74,32 +105,35 @@ class DiscardTable(RecordSequence):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    def _item(self, k: int) -> Discard:
+    def _item(self, k: int) -> HopDiscard | LocalDiscard:
         p = bisect_right(self._starts, k) - 1
         return next(self._materialise(self._parts[p], slice(k - self._starts[p], k - self._starts[p] + 1)))
 
-    def __iter__(self) -> Iterator[Discard]:
+    def __iter__(self) -> Iterator[HopDiscard | LocalDiscard]:
         for part in self._parts:
             yield from self._materialise(part, slice(None))
 
-    def _materialise(self, part: _Part, which: slice) -> Iterator[Discard]:
+    def _materialise(self, part: _Part, which: slice) -> Iterator[HopDiscard | LocalDiscard]:
         net, block, idx = self.network, self.bases[part.idx], part.idx
         rows = part.rows[which]
-        mine = net.weight_ids(block.take(rows))
-        steps = [part.steps[c] for c in part.codes[which].tolist()]
         if part.hop is None:
-            for r, step, w in zip(rows.tolist(), steps, mine.tolist()):
-                yield Discard(idx, r, step, 0, (idx, idx), (), (), (), tuple(w), ())
+            for r in rows.tolist():
+                yield LocalDiscard(idx, r)
             return
+        steps = [part.steps[c] for c in part.codes[which].tolist()]
+        mine = net.weight_ids(block.take(rows))
         hop = part.hop
         j = block.layers.index(hop[0])
-        theirs = net.weight_ids(block.take(part.partners[which]))
+        twins = part.partners[which]
+        theirs = net.weight_ids(block.take(twins))
         same = mine == theirs
-        for r, step, m_row, t_row, s_row in zip(rows.tolist(), steps, mine.tolist(), theirs.tolist(), same.tolist()):
-            ep = tuple(t for t, eq in zip(t_row, s_row) if not eq)
-            iep = tuple(w for w, eq in zip(m_row, s_row) if not eq)
-            shared = tuple(w for w, eq in zip(m_row, s_row) if eq)
-            yield Discard(idx, r, step, 0, (idx, idx), (hop,), ep, (m_row[j],), iep, shared)
+        for r, twin, step, m_row, t_row, s_row in zip(
+            rows.tolist(), twins.tolist(), steps, mine.tolist(), theirs.tolist(), same.tolist()
+        ):
+            differs = tuple(w for w, eq in zip(m_row, s_row) if not eq)
+            twin_differs = tuple(t for t, eq in zip(t_row, s_row) if not eq)
+            agrees = tuple(w for w, eq in zip(m_row, s_row) if eq)
+            yield HopDiscard(idx, r, step, hop, m_row[j], twin, differs, twin_differs, agrees)
 
     # -- bulk reads, no records built ---------------------------------------------------
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..deah.discard_table import HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList
 from ..network import Network, blocks_from_json
-from ..solver import SolveResult
+from ..solver import Repair, SolveResult
+from ..verify import format_path
 from .base import Ragged, Store
 from .relations import edge_code
 
@@ -46,35 +48,46 @@ def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bo
     }
 
 
-def _discard_row(run_id: str, k: int, network: Network, reason) -> dict:
-    L = network.L
+#: Discard node properties a rule does not use hold these (both backends store them alike).
+_UNUSED = {
+    "chain": -1, "pair": [], "shared_pairs": [], "ep": [], "ucp_star": [], "iep": [], "shared": [],
+    "substructure": -1, "hop": [], "crossing": -1, "twin": "", "differs": [], "twin_differs": [], "agrees": [],
+}
+
+
+def _discard_row(run_id: str, k: int, network: Network, reason, bases) -> dict:
+    """The Discard node of one record, with the properties of its rule (docs/graph-model.md):
+    SDVChain's call, deah-complete's hop rule, the local rule or a repair."""
+    row = {"uid": f"{run_id}:d{k}", "run": run_id, "step": reason.step if not isinstance(reason, Repair) else "repair"}
+    row["action"] = reason.action if isinstance(reason, Repair) else "discard"
+    row.update(_UNUSED)
     if isinstance(reason, Discard):
-        return {
-            "uid": f"{run_id}:d{k}",
-            "run": run_id,
-            "step": reason.step,
-            "action": "discard",
-            "chain": reason.chain,
-            "pair": list(reason.pair),
-            "shared_pairs": [edge_code(L, a, b) for a, b in reason.shared_pairs],
-            "ep": list(reason.ep),
-            "ucp_star": list(reason.ucp_star),
-            "iep": list(reason.iep),
-            "shared": list(reason.shared),
-        }
-    return {
-        "uid": f"{run_id}:d{k}",
-        "run": run_id,
-        "step": "repair",
-        "action": reason.action,
-        "chain": -1,
-        "pair": [],
-        "shared_pairs": [],
-        "ep": [],
-        "ucp_star": [],
-        "iep": [],
-        "shared": [],
-    }
+        row.update(
+            substructure=reason.substructure,
+            chain=reason.chain,
+            pair=list(reason.pair),
+            shared_pairs=[edge_code(network.L, a, b) for a, b in reason.shared_pairs],
+            ep=list(reason.ep),
+            ucp_star=list(reason.ucp_star),
+            iep=list(reason.iep),
+            shared=list(reason.shared),
+        )
+    elif isinstance(reason, HopDiscard):
+        block = bases[reason.substructure]
+        row.update(
+            substructure=reason.substructure,
+            hop=list(reason.hop),
+            crossing=reason.crossing,
+            twin=format_path(block.layers, block.nodes[reason.twin]),
+            differs=list(reason.differs),
+            twin_differs=list(reason.twin_differs),
+            agrees=list(reason.agrees),
+        )
+    elif isinstance(reason, LocalDiscard):
+        row["substructure"] = reason.substructure
+    elif reason.substructure is not None:  # a repair of a path of a substructure
+        row["substructure"] = reason.substructure
+    return row
 
 
 def _columns(rows: list[dict]) -> dict[str, list]:
@@ -151,7 +164,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
                     i += 1
         records, reasons, certs = [], [], []
         for k, d in enumerate(result.discarded):
-            records.append(_discard_row(run_id, len(records), net, d.reason))
+            records.append(_discard_row(run_id, len(records), net, d.reason, deah.bases))
             reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
             certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
         # Paths SDVChain discarded that the repair re-admitted keep both records.
@@ -159,11 +172,11 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
             block = deah.bases[disc.substructure]
             key = (block.layers, tuple(block.nodes[disc.row].tolist()))
             if key in readmitted:
-                records.append(_discard_row(run_id, len(records), net, disc))
+                records.append(_discard_row(run_id, len(records), net, disc, deah.bases))
                 reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
         for r in result.repairs:
             if r.action != "drop":
-                records.append(_discard_row(run_id, len(records), net, r))
+                records.append(_discard_row(run_id, len(records), net, r, deah.bases))
                 reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
         bulk("insert_discards", _columns(records))
         bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})

@@ -20,3 +20,13 @@ CREATE REL TABLE IF NOT EXISTS REASON(FROM BasisPath TO Discard);
 CREATE REL TABLE IF NOT EXISTS CERTIFIED_BY(FROM BasisPath TO BasisPath, coef INT64);
 CREATE REL TABLE IF NOT EXISTS SUBDIVIDES(FROM SubstructurePath TO SubstructurePath);
 CREATE REL TABLE IF NOT EXISTS SHARES_EDGE(FROM SubstructurePath TO SubstructurePath, pairs INT64[]);
+// deah-complete's own Discard properties (docs/graph-model.md), added to stores made before them:
+// ALTER ... IF NOT EXISTS is a no-op on a new store, and both get the same column order (COPY
+// loads columns in table order).
+ALTER TABLE Discard ADD IF NOT EXISTS substructure INT64 DEFAULT -1;
+ALTER TABLE Discard ADD IF NOT EXISTS hop INT64[] DEFAULT [];
+ALTER TABLE Discard ADD IF NOT EXISTS crossing INT64 DEFAULT -1;
+ALTER TABLE Discard ADD IF NOT EXISTS twin STRING DEFAULT '';
+ALTER TABLE Discard ADD IF NOT EXISTS differs INT64[] DEFAULT [];
+ALTER TABLE Discard ADD IF NOT EXISTS twin_differs INT64[] DEFAULT [];
+ALTER TABLE Discard ADD IF NOT EXISTS agrees INT64[] DEFAULT []

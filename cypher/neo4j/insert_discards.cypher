@@ -14,5 +14,14 @@
 // param: ucp_star LIST<LIST<INTEGER>>
 // param: iep LIST<LIST<INTEGER>>
 // param: shared LIST<LIST<INTEGER>>
+// param: substructure LIST<INTEGER>
+// param: hop LIST<LIST<INTEGER>>
+// param: crossing LIST<INTEGER>
+// param: twin LIST<STRING>
+// param: differs LIST<LIST<INTEGER>>
+// param: twin_differs LIST<LIST<INTEGER>>
+// param: agrees LIST<LIST<INTEGER>>
 UNWIND range(0, size($uid) - 1) AS i
-CREATE (:Discard {uid: $uid[i], run: $run[i], step: $step[i], action: $action[i], chain: $chain[i], pair: $pair[i], shared_pairs: $shared_pairs[i], ep: $ep[i], ucp_star: $ucp_star[i], iep: $iep[i], shared: $shared[i]})
+CREATE (:Discard {uid: $uid[i], run: $run[i], step: $step[i], action: $action[i], chain: $chain[i], pair: $pair[i], shared_pairs: $shared_pairs[i], ep: $ep[i], ucp_star: $ucp_star[i], iep: $iep[i], shared: $shared[i],
+                 substructure: $substructure[i], hop: $hop[i], crossing: $crossing[i], twin: $twin[i],
+                 differs: $differs[i], twin_differs: $twin_differs[i], agrees: $agrees[i]})
