@@ -39,6 +39,15 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> "typer.Exit":
     return typer.Exit(code)
 
 
+def table_console():
+    """A rich Console for tables: they keep their columns when piped (rich would squeeze them
+    to 80 columns)."""
+    from rich.console import Console
+
+    probe = Console()
+    return probe if probe.is_terminal else Console(width=240)
+
+
 def failure(exc: BasispathError, prefix: str = "") -> "typer.Exit":
     """:func:`fail` with the message and the exit code of ``exc`` (``prefix`` goes in front,
     e.g. the spec file)."""

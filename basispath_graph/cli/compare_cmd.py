@@ -16,7 +16,8 @@ from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
 from .common import fail, read_network
 from .help import ENGINE_HELP
-from .store_cmds import STORE_HELP, _console, store_failure
+from .common import failure, table_console
+from .store_cmds import STORE_HELP
 
 
 def _cell(value) -> str:
@@ -59,7 +60,7 @@ def compare_command(
         opened = open_store(store, write=False)
     except StoreError as exc:
         if len(specs) < len(items):  # run ids need the store
-            raise store_failure(exc) from None
+            raise failure(exc) from None
         opened = None
     columns = []
     try:
@@ -75,7 +76,7 @@ def compare_command(
     except TooManySubstructures as exc:
         raise fail(str(exc)) from None
     except StoreError as exc:
-        raise store_failure(exc) from None
+        raise failure(exc) from None
     finally:
         if opened is not None:
             opened.close()
@@ -93,6 +94,6 @@ def compare_command(
     steps = [s for s in STEP_ORDER if s in known] + sorted(known - set(STEP_ORDER))
     for step in steps:
         table.add_row(f"time {step} (s)", *(_cell(c.timings.get(step)) for c in columns))
-    _console().print(table)
+    table_console().print(table)
     if plot is not None:
-        _console().print(f"plot written to {plot}")
+        table_console().print(f"plot written to {plot}")

@@ -12,7 +12,8 @@ from ..show import FORMATS, ShowError, load_overview, load_path_view, render
 from ..show.output import write_atomic, write_stdout
 from ..store import StoreError, open_store
 from .common import fail
-from .store_cmds import STORE_HELP, store_failure
+from .common import failure
+from .store_cmds import STORE_HELP
 
 SUFFIXES = {".dot": "dot", ".gv": "dot", ".png": "png", ".svg": "svg"}
 
@@ -82,7 +83,7 @@ def show_command(
     except ShowError as exc:
         raise fail(str(exc)) from None
     except StoreError as exc:
-        raise store_failure(exc) from None
+        raise failure(exc) from None
     if output is None and fmt != "dot":
         output = Path(f"{run_id}-path-{view.path.id}.{fmt}" if path is not None else f"{run_id}.{fmt}")
     data = render(view, fmt)

@@ -17,28 +17,15 @@ from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySu
 from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_spec
-from ..store import StoreError, StoreUnavailable, open_store
-from ..store.base import StoreLocked, WriteRefused
 from ..pipeline import execute_run
-from ..store.runs import ingest_network, live_writer_pid, load_run_for_resume, mark_stale_runs
-from .common import EXIT_BAD_INPUT, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
+from ..store import StoreError
+from ..store.base import WriteRefused
+from ..store.runs import delete_run, ingest_network, list_runs, load_run_for_resume, open_run_store, run_status
+from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_network, table_console, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
-EXIT_STORE_UNAVAILABLE = 3
-
 STORE_HELP = "Store: a folder (LadybugDB, default ./basispath-store or $BASISPATH_STORE) or neo4j:// / bolt:// URI."
-
-
-def _console() -> Console:
-    """Tables keep their columns when piped (rich would squeeze them to 80 columns)."""
-    probe = Console()
-    return probe if probe.is_terminal else Console(width=240)
-
-
-def store_failure(exc: StoreError) -> typer.Exit:
-    code = EXIT_STORE_UNAVAILABLE if isinstance(exc, (StoreUnavailable, StoreLocked)) else EXIT_BAD_INPUT
-    return fail(str(exc), code)
 
 
 WAIT_HELP = (
@@ -48,13 +35,11 @@ WAIT_HELP = (
 
 
 def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
+    """open_run_store, refusals as one ``error:`` line with their exit code."""
     try:
-        s = open_store(store, write=write, wait=wait)
+        return open_run_store(store, write=write, wait=wait)
     except StoreError as exc:
-        raise store_failure(exc) from None
-    if write and s.backend == "ladybug":
-        mark_stale_runs(s)  # we hold the only write lock: any 'running' run is orphaned
-    return s
+        raise failure(exc) from None
 
 
 def run_command(
@@ -111,7 +96,7 @@ def run_command(
         except TooManySubstructures as exc:
             raise fail(f"{what}: {exc}; use --engine skeleton") from None
         except StoreError as exc:
-            raise store_failure(exc) from None
+            raise failure(exc) from None
     r = outcome.result
     summary = {
         "run_id": outcome.run_id,
@@ -265,7 +250,7 @@ def query_command(
             message = str(exc) if isinstance(exc, QueryRefused) else "the query writes to the store; add --write to allow it"
             raise fail(message) from None
         except StoreError as exc:
-            raise store_failure(exc) from None
+            raise failure(exc) from None
         except (ValueError, TypeError, OverflowError) as exc:
             if not params:
                 raise
@@ -278,7 +263,7 @@ def query_command(
     table = Table(*cols, show_lines=False)
     for r in rows:
         table.add_row(*(escape(json.dumps(v) if not isinstance(v, str) else v) for v in r))
-    _console().print(table)
+    table_console().print(table)
     Console(stderr=True).print(f"{len(rows)} row(s)", style="dim")
 
 
@@ -318,7 +303,7 @@ def ingest_command(
             try:
                 key = ingest_network(s, net)
             except StoreError as exc:
-                raise store_failure(exc) from None
+                raise failure(exc) from None
             print(f"ingested {path}: {net.name or '(unnamed)'} m = {net.m}, H = {net.H} (key {key})")
 
 
@@ -338,22 +323,9 @@ def runs_command(
     """
     with open_for_cli(store, write=False, wait=wait) as s:
         try:
-            rows = s.run("list_runs")
+            rows = list_runs(s)  # 'running' only while its writer lives (store/runs.list_runs)
         except StoreError as exc:  # e.g. Neo4j retries exhausted after connecting
-            raise store_failure(exc) from None
-        if s.backend == "ladybug":
-            # We hold the store's shared lock, so no writer is active: a 'running' run is one
-            # whose process died before it could finish (Neo4j runs may be running elsewhere).
-            for r in rows:
-                if r["status"] == "running":
-                    r["status"] = "incomplete"
-        elif any(r["status"] == "running" for r in rows):
-            # Neo4j: a run is still being written while its process is connected to the server
-            # (Neo4jStore.live_pids); a killed writer's connection is gone.
-            live = s.live_pids()
-            for r in rows:
-                if r["status"] == "running" and live is not None and r["pid"] not in live:
-                    r["status"] = "incomplete"
+            raise failure(exc) from None
     if as_json:
         print(json.dumps(rows))
         return
@@ -361,7 +333,7 @@ def runs_command(
     table = Table(*keys)
     for r in rows:
         table.add_row(*(escape(str(r[k])) if r[k] is not None else "" for k in keys))
-    _console().print(table)
+    table_console().print(table)
 
 
 def delete_command(
@@ -381,25 +353,14 @@ def delete_command(
     """
     with open_for_cli(store, write=True, wait=wait) as s:  # LadybugDB: no run is being written now
         try:
-            rows = s.run("get_run", id=run_id)
-            if not rows:
-                raise fail(f"no run {run_id!r} in this store (see 'basispath runs')")
-            status = rows[0]["status"]
-            pid = live_writer_pid(s, run_id, status)
-            if pid is not None:
-                raise fail(
-                    f"run {run_id} is still being written by PID {pid} (connected to the server); "
-                    "delete it once that process has ended",
-                    EXIT_STORE_UNAVAILABLE,
-                )
+            status = run_status(s, run_id)
             if not yes:
                 if not sys.stdin.isatty():
                     raise fail(f"not deleting run {run_id} without confirmation: stdin is not a terminal, pass --yes")
                 if not typer.confirm(f"delete run {run_id} ({status}) and all its artifacts?", default=False, err=True):
                     print(f"run {run_id} kept", file=sys.stderr)
                     return
-            for query, params in (("mark_run_deleting", {"id": run_id}), ("delete_run_artifacts", {"run": run_id}), ("delete_run", {"id": run_id})):
-                s.run(query, **params)
+            delete_run(s, run_id)  # refuses a Neo4j run still being written (StoreLocked: exit 3)
         except StoreError as exc:
-            raise store_failure(exc) from None
+            raise failure(exc) from None
     print(f"deleted run {run_id}")

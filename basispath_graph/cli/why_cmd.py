@@ -11,7 +11,8 @@ from rich.console import Console
 from ..analysis.why import WhyError, explain
 from ..store import StoreError
 from .common import fail
-from .store_cmds import STORE_HELP, open_for_cli, store_failure
+from .common import failure
+from .store_cmds import STORE_HELP, open_for_cli
 
 EXIT_NOT_VERIFIED = 1
 
@@ -98,7 +99,7 @@ def why_command(
         except WhyError as exc:
             raise fail(str(exc)) from None
         except StoreError as exc:
-            raise store_failure(exc) from None
+            raise failure(exc) from None
     if as_json:
         print(json.dumps(answer))
     else:
