@@ -47,7 +47,7 @@ def test_existing_server_block(empty_neo4j, tmp_path):
     env = cli_env({"NEO4J_URI": empty_neo4j.uri, **empty_neo4j.env()})
     r = bash("\n".join(lines[1:]), tmp_path, env)
     assert r.returncode == 0, r.stderr
-    assert "run " in r.stdout and "complete: resnet-style deah, 130 basis paths" in r.stdout
+    assert "run " in r.stdout and "complete: resnet-style deah-complete, 130 basis paths" in r.stdout
     assert empty_neo4j.password not in r.stdout + r.stderr
 
 
