@@ -154,7 +154,7 @@ def oracle_for(widths: tuple[int, ...], pairs: tuple[tuple[int, int], ...]) -> O
 
 
 def skeleton_basis(widths, pairs) -> list[Path]:
-    """The tree-walk basis of notes section 3 with neuron 0 as every designated end:
+    """The tree-walk basis (the skeleton engine, basispath_graph/skeleton.py) with neuron 0 as every designated end:
     for each weight (a, i) -> (b, j): layers 0..a-1 at neuron 0, (a, i), (b, j), then
     layers b+1..L at neuron 0. Distinct paths only, in first-seen order."""
     L = len(widths) - 1

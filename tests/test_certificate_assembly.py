@@ -197,3 +197,154 @@ def test_forest_test_is_the_elimination_of_edge_vectors(seed):
     vectors = [{} if a == b else {int(a): sign, int(b): -sign} for a, b in zip(z_q, z_x)]
     tested = np.arange(n, dtype=np.int64)
     assert (_forest(tested, z_q, z_x, n) == _eliminate(tested, vectors, n)).all()
+
+
+def _merge_reference(pieces: list[list[list[tuple[int, int]]]]) -> list[tuple[int, int, int]]:
+    """(row, basis index, coef) of each row's summed terms, zero sums dropped."""
+    out = []
+    for row, parts in enumerate(pieces):
+        total: dict[int, int] = {}
+        for part in parts:
+            for i, c in part:
+                total[i] = total.get(i, 0) + c
+        out += [(row, i, c) for i, c in sorted(total.items()) if c]
+    return out
+
+
+def _merge(packing: Packing, pieces: list[list[list[tuple[int, int]]]]) -> list[tuple[int, int, int]]:
+    # one CSR table per piece, as _assemble lays them side by side
+    dense = []
+    for k in range(len(pieces[0])):
+        rows = [p[k] for p in pieces]
+        ptr = np.cumsum([0] + [len(r) for r in rows])
+        idx = np.array([i for r in rows for i, _ in r], dtype=np.int64)
+        coef = np.array([c for r in rows for _, c in r], dtype=np.int64)
+        dense.append(packing.dense((ptr, idx, coef)))
+    r, i, c = packing.merge_rows(np.concatenate(dense, axis=1))
+    return list(zip(r.tolist(), i.tolist(), c.tolist()))
+
+
+@pytest.mark.parametrize("packing", [Packing(9, np.int32), Packing.wide()], ids=["narrow", "wide"])
+def test_merge_rows_sums_runs_of_three_and_four_equal_basis_indices(packing):
+    # Basis index 5 in all four pieces (a run of four), 7 in three, 2 in two, 9 once; the runs
+    # of three and four sum to zero in row 1. Real certificates have not shown runs over two.
+    pieces = [
+        [[(5, 1), (7, 2)], [(5, 1), (2, 1)], [(5, -3), (7, 1), (9, 4)], [(5, 2), (7, 1), (2, 1)]],
+        [[(5, 1), (7, 1)], [(5, 1), (7, 1)], [(5, -1), (7, -2)], [(5, -1)]],
+        [[(3, 1)], [(3, 1)], [(3, 1)], [(3, 1)]],
+    ]
+    got = _merge(packing, pieces)
+    assert got == _merge_reference(pieces)
+    assert (0, 5, 1) in got and (0, 7, 4) in got and (2, 3, 4) in got and not [t for t in got if t[0] == 1]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_merge_rows_matches_a_plain_sum(seed):
+    rng = random.Random(seed)
+    pieces = [
+        [[(i, rng.choice([-2, -1, 1, 2, 3])) for i in sorted(rng.sample(range(6), rng.randrange(0, 5)))] for _ in range(4)]
+        for _ in range(rng.randrange(1, 12))
+    ]
+    assert _merge(Packing(9, np.int32), pieces) == _merge_reference(pieces)
+
+
+def test_ear_recursion_gives_the_unique_certificate_of_one_row_and_of_repeated_rows():
+    # One row alone (no de-duplication to do) and rows given several times, each certificate
+    # held against the global Expresser.
+    r = solve(preset_network("resnet", 6, 3), "deah-complete", 0, repair=False)
+    d = r.deah
+    rule = ChoiceRule(r.network.widths, d.seed)
+    ears = EarRecursion(r.network, d.bases, d.step3, rule, Checker(r.network, flatten_blocks(r.network, r.basis)))
+    expresser = Expresser(r.network, r.basis)
+    paths = r.discarded_paths[:: max(1, len(r.discarded_paths) // 6)]
+    for path in paths:
+        layers, nodes = (tuple(x) for x in zip(*path))
+        want = expresser.express(layers, nodes)
+        rows, idx, coef = ears.expand(layers, np.array([nodes]))
+        assert rows.tolist() == [0] * len(want) and list(zip(idx.tolist(), coef.tolist())) == want
+        same = [p for p in paths if len(p) == len(path) and tuple(l for l, _ in p) == layers]
+        many = np.array([[i for _, i in p] for p in same + same[::-1]])
+        rows, idx, coef = ears.expand(layers, many)
+        for k, row in enumerate(many.tolist()):
+            got = list(zip(idx[rows == k].tolist(), coef[rows == k].tolist()))
+            assert got == expresser.express(layers, row)
+
+
+def test_pivot_of_names_each_peeled_vectors_private_coordinate_and_minus_one_for_the_core():
+    # a triangle (no private coordinate: the core) and a vector with a private coordinate 3
+    from basispath_graph.linalg.peeling import peel
+
+    pr = peel(np.array([0, 2, 4, 6, 8]), np.array([0, 1, 1, 2, 0, 2, 0, 3]), 4)
+    assert pr.core.tolist() == [0, 1, 2] and pr.pivot_of(4).tolist() == [-1, -1, -1, 3]
+
+
+def test_combine_does_not_pack_keys_that_would_overflow():
+    # keys row * size + column near 2**62: packing the coefficients into the low bits would
+    # overflow int64, so combine must sort the plain keys (the one large key decides, not the
+    # smallest).
+    from basispath_graph.linalg.sparse import combine
+
+    size = 2**60
+    rows, idx, coef = np.array([0, 3, 3, 3]), np.array([1, 5, 5, 7]), np.array([1, -3, 3, 2])
+    got = combine((rows, idx, coef), 4, size)
+    assert [a.tolist() for a in got] == [[0, 3], [1, 7], [1, 2]]
+
+
+@pytest.mark.parametrize(
+    "net",
+    [preset_network("resnet", 6, 3), Network.build([2, 3, 4, 3, 2, 3], [(0, 2), (1, 3), (2, 5), (3, 5)])],
+    ids=["equal-widths", "unequal-widths"],
+)
+def test_subroutine_row_numbers_are_guessed_right_without_the_search(net):
+    # split_subroutine_rows guesses each row's hop from its row number (w_a (w_b - 1) rows per
+    # hop (a, b): unequal widths tell a from b); for Subroutine's own rows the guess must be
+    # right, so the search (``split``) is never needed.
+    r = solve(net, "deah-complete", 0, repair=False)
+    split = _split(r)
+
+    def no_search(layers, nodes):
+        raise AssertionError(f"row-number guess failed for {len(nodes)} row(s) of {layers}")
+
+    split.split = no_search
+    for block in r.deah.bases.values():
+        assert (split.split_subroutine_rows(block.layers, block.nodes, np.arange(len(block))) >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "earlier, mine",
+    [([[1, 0, 0]], [0, 1, 0]), ([[1, 1, 0], [0, 1, 1]], [1, 0, 0]), (np.zeros((0, 3), dtype=np.int64), [0, 0, 1])],
+)
+def test_alpha_functional_vanishes_on_earlier_alphas_and_is_one_on_mine(earlier, mine):
+    from basispath_graph.deah.witness_certificates import alpha_functional
+
+    earlier, mine = np.array(earlier, dtype=np.int64).reshape(-1, 3), np.array(mine, dtype=np.int64)
+    lam = alpha_functional(earlier, mine)
+    assert ((earlier @ lam) % P == 0).all() and int(mine @ lam) % P == 1
+
+
+def test_alpha_functional_refuses_an_alpha_in_the_span_of_earlier_ones():
+    from basispath_graph.deah.witness_certificates import WitnessPeelError, alpha_functional
+
+    with pytest.raises(WitnessPeelError, match="span of earlier"):
+        alpha_functional(np.array([[1, 1, 0], [0, 1, 1]]), np.array([1, 2, 1]))
+
+
+def test_first_mismatch_finds_an_error_on_the_smallest_key_and_values_other_than_one():
+    # basis vectors 0 = {0, 1}, 1 = {1, 2} over m = 3 coordinates
+    from basispath_graph.linalg.checks import first_mismatch
+
+    basis = (np.array([0, 2, 4]), np.array([0, 1, 1, 2]))
+
+    def check(targets, terms):
+        return first_mismatch(basis, 3, tuple(np.array(a) for a in targets), tuple(np.array(a) for a in terms))
+
+    # row 0: target {0, 1} = vector 0; row 1: target {0, 1, 1, 2} as values (0:1, 1:2, 2:1) = 0 + 1
+    good_targets = ([0, 0, 1, 1, 1], [0, 1, 0, 1, 2], [1, 1, 1, 2, 1])
+    assert check(good_targets, ([0, 1, 1], [0, 0, 1], [1, 1, 1])) is None
+    # row 1's value 2 on coordinate 1 is not met by vector 0 alone (which has 1 there) ...
+    assert check(([1, 1], [0, 1], [1, 2]), ([1], [0], [1])) == 1
+    assert check(([0, 0], [0, 1], [2, 1]), ([0], [0], [1])) == 0  # wrong on the first key only
+    # ... and an error on the smallest (row, coordinate) key, with a coefficient too large for
+    # the multiset comparison (the general sum decides): 100 x vector 0 is not {0, 1}
+    assert check(([0, 0], [0, 1], [1, 1]), ([0], [0], [100])) == 0
+    assert check(([0, 0], [0, 1], [100, 100]), ([0], [0], [100])) is None

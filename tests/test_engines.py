@@ -66,7 +66,7 @@ def test_subroutine_on_a_skip_substructure_uses_its_own_layers():
     assert sparse_rank(edge_vectors(sub, [[[0, a], [1, b], [2, c]] for a, b, c in block.nodes.tolist()])) == 9
 
 
-# --- skeleton (notes section 3) ------------------------------------------------------------
+# --- skeleton (basispath_graph/skeleton.py) --------------------------------------------------
 
 
 @given(networks(), st.integers(0, 20))

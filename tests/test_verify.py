@@ -32,6 +32,7 @@ from basispath_graph.verify import (  # noqa: E402
     peel_blocks,
     rank_of,
     rank_of_rows,
+    exact_rank_of_rows,
 )
 
 MAX_PATHS = 90
@@ -104,7 +105,7 @@ def dense_sum(o, basis, coefs) -> list[int]:
 @given(networks(), st.randoms(use_true_random=False))
 def test_rank_of_all_paths_is_m_minus_H(net, rng):
     o = oracle(net)
-    assert o.rank(o.paths) == net.m - net.H  # the oracle confirms notes section 1
+    assert o.rank(o.paths) == net.m - net.H  # rank of all paths = m - H, by brute force
     assert rank_of(net, blocks_of(o.paths)) == net.basis_size
     paths = list(o.paths)
     rng.shuffle(paths)
@@ -254,7 +255,6 @@ def test_incremental_basis_matches_oracle(net, rng, data):
         vec = o.vec(p)
         inside = span.contains(vec)
         assert (inc.reduce(row) == {}) == inside
-        assert inc.independent(row) == (not inside)
         assert inc.add(row) == span.add(vec)
     assert inc.rank == span.rank == rank_of_rows([r.tolist() for r in rows])
 
@@ -270,6 +270,53 @@ def test_second_prime_confirms_shortfall():
     assert inc.add([3]) is True
     with pytest.raises(ValueError, match="repeats"):
         inc.add([4, 4])
+
+
+def _rank_over_q(rows):
+    from basispath_graph.linalg import Echelon
+
+    e = Echelon(modulus=None)
+    for r in rows:
+        e.add(r)
+    return e.rank
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 7, 13, 2**31 - 1])
+@pytest.mark.parametrize("seed", range(25))
+def test_exact_rank_is_the_rank_over_q_even_where_the_prime_loses_rank(p, seed):
+    # Small primes lose rank on rows independent over Q: the lift (or its fallback, exact
+    # elimination) must still give the rank over Q; the modular rank is only a lower bound.
+    rng = random.Random(seed)
+    rows = [sorted(rng.sample(range(8), rng.randrange(1, 6))) for _ in range(rng.randrange(1, 12))]
+    exact = _rank_over_q(rows)
+    assert exact_rank_of_rows(rows, p=p) == exact
+    assert rank_of_rows(rows, primes=(p,)) <= exact
+
+
+def test_exact_rank_falls_back_when_a_coefficient_does_not_lift():
+    # Independent over Q (det divisible by 5): modulo 5 the last row depends on the others with
+    # a coefficient 2, which has no fraction a/b with |a|, b <= sqrt(5/2) = 1: no lift, so the
+    # rank must come from elimination over Q, not from the modular rank.
+    rows = [[0, 2, 3, 5], [0, 1, 3, 5], [0, 1, 2], [1, 2, 3, 4], [0, 1, 2, 4, 5], [0, 3]]
+    assert _rank_over_q(rows) == 6 and rank_of_rows(rows, primes=(5,)) == 5
+    assert exact_rank_of_rows(rows, p=5) == 6
+
+
+def test_exact_rank_proves_a_dependence_by_lifting_not_by_fallback(monkeypatch):
+    # 2 (0,1,2) = (0,1) + (1,2) + (0,2): modulo P1 the coefficient 1/2 lifts, so no exact
+    # elimination over Q is needed (it is made to fail here), and the rank is exact.
+    from basispath_graph.linalg import elimination
+
+    real = elimination.Echelon.__init__
+
+    def no_rationals(self, modulus=elimination.P1, recipes=False):
+        assert modulus is not None, "fell back to elimination over Q"
+        real(self, modulus, recipes)
+
+    monkeypatch.setattr(elimination.Echelon, "__init__", no_rationals)
+    assert exact_rank_of_rows([[0, 1], [1, 2], [0, 2], [0, 1, 2], [3]]) == 4
+    # integer coefficients (denominator 1), and a kept row reaching past the target's support
+    assert exact_rank_of_rows([[0, 1], [1], [0]]) == 2
 
 
 @SETTINGS
@@ -356,3 +403,54 @@ def test_public_examples_skeleton(name):
                 acc[e] = acc.get(e, 0) + c
         q = flatten_blocks(net, [_block([tuple(p)])])[1].tolist()
         assert {e: c for e, c in acc.items() if c} == dict.fromkeys(q, 1)
+
+
+def test_a_dependent_verdict_is_exact_even_when_both_primes_lose_rank(monkeypatch):
+    # Swap a discarded path q into a basis: for a basis path b in q's certificate the set is
+    # still a basis (with a core: nothing peels it), for one outside it the set is dependent.
+    # Pretend P1 and P2 both divide a minor (modular rank 0): certify must still be exact.
+    import importlib
+
+    from basispath_graph.solver import solve
+
+    certify_module = importlib.import_module("basispath_graph.verify.certify")  # not the function
+
+    net = Network.build([3, 4, 2, 4, 3, 2], [(0, 2), (1, 3), (3, 5)])
+    r = solve(net, "deah-complete")
+    paths = [PathBlock(b.layers, b.nodes[k : k + 1]) for b in r.basis for k in range(len(b))]
+    layers, nodes = zip(*r.discarded_paths[0])
+    q = PathBlock(tuple(layers), np.array([nodes]))
+    used = {b for b, _ in Expresser(net, r.basis).express(layers, nodes)}
+    inside, outside = min(used), min(set(range(len(paths))) - used)
+    swap_in = paths[:inside] + paths[inside + 1 :] + [q]
+    swap_out = paths[:outside] + paths[outside + 1 :] + [q]
+    for fake in (False, True):
+        if fake:
+            monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows: 0)
+        assert certify(net, swap_in).certified
+        v = certify(net, swap_out)
+        assert v.defect == f"dependent: rank {len(paths) - 1} < {len(paths)}" and v.rank == rank_of(net, swap_out)
+
+
+def test_incremental_basis_refuses_a_weight_id_past_m():
+    net = Network.build([2, 2], [])
+    inc = IncrementalBasis(net)
+    with pytest.raises(ValueError, match="outside 0..3"):
+        inc.add([0, 4])
+    with pytest.raises(ValueError, match="outside 0..3"):
+        inc.add([-1, 2])
+
+
+def test_a_prime_that_loses_rank_on_the_kept_rows_is_not_used_to_keep_a_row():
+    # Modulo 3 the three rows are independent (det 2) and kept; (0,1,2) = half their sum is in
+    # their span over Q. Modulo 2 the kept rows lose rank (their sum is 0), so prime 2 must not
+    # be trusted to declare (0,1,2) independent (modulo 2 it is outside their span).
+    inc = IncrementalBasis(None, primes=(3, 2))
+    assert [inc.add(r) for r in ([0, 1], [1, 2], [0, 2])] == [True, True, True]
+    assert inc.add([0, 1, 2]) is False
+
+
+def test_a_repeated_layer_is_named_as_not_ascending():
+    net = Network.build([2, 2, 2], [])
+    v = certify(net, [PathBlock((0, 1, 1, 2), np.array([[0, 0, 1, 0]]))])
+    assert v.defect == "path 0 (0:0,1:0,1:1,2:0): layers not strictly ascending (1 then 1)"

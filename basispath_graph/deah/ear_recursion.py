@@ -97,17 +97,11 @@ class EarRecursion:
             }
         self.uses_peel = bool(spliced)
         self.size = base
-        self.checker = checker
         self._walks: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         if spliced:
             witness = WitnessCertificates(network, bases, step3, rule)
             for a, b in spliced:
                 self.hop[(a, b)]["Zf"] = witness.spliced_table(a, b, checker)
-
-    def _check(self, layers, nodes, terms: Terms) -> Terms:
-        if self.checker is not None:
-            self.checker.paths(layers, nodes, terms)
-        return terms
 
     def _walk_terms(self, side: str, hop: tuple[int, int], keys: np.ndarray) -> Terms:
         """Certificates of the owner's walk completed by p_0 (``side`` "pre": in_r(u) + p_0's

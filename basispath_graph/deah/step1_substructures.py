@@ -263,5 +263,8 @@ def run_step1(
         if span.add([edge_col[e] for e in paths[idx].edges]):
             selected.append(idx)
             events.append(SelectionEvent(idx, "selected-fallback", "needed to reach R after a Case-2 skip"))
-    assert span.rank == rank_all, "P^S spans R dimensions, so the selection always completes"
+    if span.rank != rank_all:  # P^S spans R dimensions, so the selection always completes
+        raise AssertionError(
+            f"internal error: Step 1 selected substructures of rank {span.rank}, not R = {rank_all}"
+        )
     return Step1Result(network, paths, order, rank_all, selected, events, total)

@@ -14,6 +14,7 @@ No floating point anywhere. ``verify`` (rank, certify, express) and the certific
 
 from .elimination import (
     P1, P2, PRIMES, Echelon, ExactSpan, ModPElimination, NotInSpan, forest_in_order, independent_in_order, nullspace_mod_p,
+    rational_reconstruction,
 )
 from .peeling import PeelResult, peel, peel_entries
 from .sparse_inverse import DependentRows, inverse_mod, inverse_on_pivots
@@ -21,7 +22,7 @@ from .sparse import Terms, as_table, combine, concat_terms, empty_terms, gather,
 
 __all__ = [
     "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "forest_in_order",
-    "independent_in_order", "nullspace_mod_p",
+    "independent_in_order", "nullspace_mod_p", "rational_reconstruction",
     "PeelResult", "peel", "peel_entries",
     "DependentRows", "inverse_mod", "inverse_on_pivots",
     "Terms", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by", "grouped_by_value", "take_rows",

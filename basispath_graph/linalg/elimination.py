@@ -7,23 +7,25 @@ One :class:`Echelon` serves every caller; the variants are parameters where they
   :meth:`Echelon.coordinates` gives a target's coefficients on them (certificates), by back
   substitution, without storing a dense transform.
 
-Rank over GF(p) <= rank over Q, so "rank mod p == row count" proves independence over Q; a
-shortfall modulo ``P1 = 2**31 - 1`` is re-checked modulo ``P2 = 2**31 - 19`` by the callers that
-need it (``verify.rank``). Also here: :func:`nullspace_mod_p`, dense, for the small alpha
-systems of deah-complete.
+Rank over GF(p) <= rank over Q, so "rank mod p == row count" proves independence over Q. A
+shortfall modulo p proves nothing by itself (p may divide a minor of rows independent over Q):
+``verify.rank.exact_rank_of_rows`` turns it into a proof with :func:`rational_reconstruction`
+and integer re-adding, or exact elimination over Q. Also here: :func:`nullspace_mod_p`, dense,
+for the small alpha systems of deah-complete.
 """
 
 from __future__ import annotations
 
 import heapq
 from fractions import Fraction
+from math import gcd, isqrt
 from typing import Iterable
 
 import numpy as np
 
 __all__ = [
     "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "forest_in_order",
-    "independent_in_order", "nullspace_mod_p",
+    "independent_in_order", "nullspace_mod_p", "rational_reconstruction",
 ]
 
 P1 = 2_147_483_647  # 2**31 - 1
@@ -269,3 +271,22 @@ def nullspace_mod_p(A: np.ndarray, p: int = P1) -> np.ndarray:
         for i, pc in enumerate(pivots):
             N[pc, j] = (-A[i, c]) % p
     return N
+
+
+def rational_reconstruction(c: int, p: int = P1) -> Fraction | None:
+    """The fraction a/b with a = b c (mod p), |a| and b at most sqrt(p/2), if there is one (it
+    is then unique); None otherwise. Half of the extended Euclidean algorithm on (p, c).
+
+    >>> rational_reconstruction(pow(3, -1, 7919) * -2 % 7919, 7919)
+    Fraction(-2, 3)
+    >>> rational_reconstruction(3960, 7919), rational_reconstruction(1000, 7919)
+    (Fraction(1, 2), None)
+    """
+    bound = isqrt(p // 2)
+    r0, r1, s0, s1 = p, c % p, 0, 1
+    while r1 > bound:
+        q = r0 // r1
+        r0, r1, s0, s1 = r1, r0 - q * r1, s1, s0 - q * s1
+    if s1 == 0 or abs(s1) > bound or gcd(r1, abs(s1)) != 1:
+        return None
+    return Fraction(r1, s1)

@@ -1,8 +1,8 @@
 """Exact verification of basis path sets: rank (peeling + GF(p) elimination), certify, express.
 
-No floating point anywhere: independence is proved by rank modulo a prime (a shortfall is
-re-checked modulo a second prime), certificates for discarded paths are integer
-combinations checked by re-adding the vectors.
+No floating point anywhere: independence is proved by rank modulo a prime, a shortfall (a
+dependence) by integer combinations re-added exactly (``rank.exact_rank_of_rows``);
+certificates for discarded paths are integer combinations checked by re-adding the vectors.
 """
 
 from .certify import Verdict, certify, describe_weight, find_duplicate, find_invalid, format_path, parse_path
@@ -28,6 +28,7 @@ from .rank import (
     peel_blocks,
     rank_of,
     rank_of_rows,
+    exact_rank_of_rows,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "NonIntegralError", "CertificateMismatchError",
     "P1", "P2", "PRIMES", "IncrementalBasis", "ModPElimination", "PeelResult", "flatten_blocks",
     "independent_mask", "peel", "peel_blocks", "rank_of", "rank_of_rows",
+    "exact_rank_of_rows",
 ]

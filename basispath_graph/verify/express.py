@@ -137,16 +137,6 @@ class Expresser:
         self._verify(q, coefs, text)
         return coefs
 
-    def express_ids(self, q: Sequence[int]) -> list[tuple[int, int]]:
-        """Like :meth:`express` for a path given by its weight ids (distinct, in 0..m-1)."""
-        q = [int(w) for w in q]
-        text = f"weights {q}"
-        if len(set(q)) != len(q) or any(not 0 <= w < self.network.m for w in q):
-            raise InvalidPathError(f"{text}: weight ids must be distinct and in 0..{self.network.m - 1}")
-        coefs = self._solve(q, text)
-        self._verify(q, coefs, text)
-        return coefs
-
     def _solve(self, q: list[int], text: str) -> list[tuple[int, int]]:
         owner, private, peeled = self._owner, self.private, self.peeled
         res: dict[int, int] = dict.fromkeys(q, 1)

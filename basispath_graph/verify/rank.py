@@ -1,14 +1,22 @@
 """Exact rank of path sets: peeling plus sparse Gaussian elimination over GF(p).
 
 A path is a 0/1 vector over the m weights, given here as the list (or int64 array) of its
-weight ids. Two exact tools are combined (notes/math.md, section 2), both from ``linalg``:
+weight ids. Two exact tools are combined, both from ``linalg``:
 
 * **Peeling** (``linalg.peeling``): a path holding a weight that no other remaining path holds
   is independent of the rest; removed in batched rounds, triangular in peel order.
 * **Elimination** (``linalg.elimination``): what does not peel (the *core*) is reduced row by
   row modulo a prime, pivoting on the highest weight id, like the reference checker. rank over
-  GF(p) <= rank over Q, so "rank mod p == row count" proves independence over Q. A shortfall
-  modulo ``P1 = 2**31 - 1`` is re-checked modulo ``P2 = 2**31 - 19`` before dependence is declared.
+  GF(p) <= rank over Q, so "rank mod p == row count" proves independence over Q (exact).
+
+A shortfall modulo a prime is not a proof of dependence over Q (the prime may divide a minor of
+independent rows). :func:`exact_rank_of_rows` (used by :func:`rank_of`, and by ``certify`` when
+the shortfall decides its verdict) makes it one: each row rejected modulo ``P1 = 2**31 - 1`` is
+written over the kept rows (coefficients mod P1 lifted to fractions by rational reconstruction)
+and the integer combination is re-added exactly; if a lift fails, the core is eliminated over Q.
+:func:`rank_of_rows` and :class:`IncrementalBasis` (the repair) stay modular: a shortfall seen
+modulo ``P1`` and again modulo ``P2 = 2**31 - 19`` is taken as dependence, which is evidence, not
+proof (a repaired basis is still certified by ``certify``, whose "independent" is a proof).
 
 This module holds what is specific to paths: their CSR form (``flatten_blocks``), rank of path
 blocks, and the incremental basis of the repair step.
@@ -16,11 +24,12 @@ blocks, and the incremental basis of the repair step.
 
 from __future__ import annotations
 
+from math import gcd
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..linalg.elimination import P1, P2, PRIMES, ModPElimination
+from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, rational_reconstruction
 from ..linalg.peeling import PeelResult, peel
 from ..network import Network, PathBlock
 
@@ -35,6 +44,7 @@ __all__ = [
     "peel",
     "peel_blocks",
     "rank_of_rows",
+    "exact_rank_of_rows",
     "rows_of",
     "rank_of",
     "independent_mask",
@@ -42,10 +52,11 @@ __all__ = [
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES) -> int:
-    """Rank over Q of 0/1 rows (lists of weight ids), certified by elimination mod primes.
+    """Rank of 0/1 rows (lists of weight ids) modulo ``primes``: a lower bound on the rank over Q.
 
     Full rank modulo any prime proves full rank over Q. On a shortfall the next prime is
-    tried and the largest rank seen is returned (each is a lower bound on the rank over Q).
+    tried and the largest rank seen is returned (each is a lower bound on the rank over Q;
+    equal to it unless every prime divides a minor: :func:`exact_rank_of_rows` is exact).
     """
     best = 0
     for p in primes:
@@ -56,6 +67,61 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES) 
         if best == len(rows):
             break
     return best
+
+
+def exact_rank_of_rows(rows: Sequence[Sequence[int]], p: int = P1) -> int:
+    """Rank over Q of 0/1 rows (lists of weight ids), exactly.
+
+    Rows are eliminated modulo ``p`` in order; when all are kept, full rank mod p proves full
+    rank over Q. Otherwise every row rejected modulo p is written over the kept rows (which are
+    independent over Q): its coefficients mod p are lifted to fractions (rational
+    reconstruction) and the integer combination, scaled by the common denominator, is re-added
+    exactly; when each one adds up, each rejected row is in the span over Q of the kept rows and
+    the rank mod p is the rank over Q. If a lift fails or does not add up, the rows are
+    eliminated over Q (``fractions.Fraction``). The extra work is done only on a shortfall.
+
+    >>> exact_rank_of_rows([[0, 1], [1, 2], [0, 2]], p=2)  # dependent mod 2, not over Q
+    3
+    >>> exact_rank_of_rows([[0, 1], [1, 2], [0, 2], [0, 1, 2]], p=2)  # 2 (0,1,2) = the sum
+    3
+    """
+    rows = [list(r) for r in rows]
+    el = ModPElimination(p)
+    for row in rows:
+        el.add(row)
+    if el.rank == len(rows):
+        return el.rank
+    ech = Echelon(modulus=p, recipes=True)
+    kept: list[int] = []  # echelon index -> row index
+    rejected: list[int] = []
+    for i, row in enumerate(rows):
+        if ech.add(row):
+            kept.append(i)
+        else:
+            rejected.append(i)
+    if all(_lifts_into_span(rows, kept, ech.coordinates(dict.fromkeys(rows[i], 1)), rows[i], p) for i in rejected):
+        return len(kept)
+    exact = Echelon(modulus=None)
+    for row in rows:
+        exact.add(row)
+    return exact.rank
+
+
+def _lifts_into_span(rows: list[list[int]], kept: list[int], coords: dict, target: list[int], p: int) -> bool:
+    """Do the coefficients ``coords`` (mod p, over the kept rows) lift to fractions whose
+    combination of the kept rows equals ``target`` exactly (checked over the integers)?"""
+    lifted = {k: rational_reconstruction(int(c), p) for k, c in coords.items()}
+    if any(f is None for f in lifted.values()):
+        return False
+    den = 1
+    for f in lifted.values():
+        den = den * f.denominator // gcd(den, f.denominator)
+    acc: dict[int, int] = dict.fromkeys(target, -den)
+    for k, f in lifted.items():
+        c = f.numerator * (den // f.denominator)
+        for w in rows[kept[k]]:
+            acc[w] = acc.get(w, 0) + c
+    return not any(acc.values())
 
 
 # --------------------------------------------------------------------------------------
@@ -69,7 +135,9 @@ class IncrementalBasis:
     ``add(row)`` keeps the row iff it is independent of the rows kept so far. A row that
     reduces to zero modulo the working prime is re-checked modulo the next prime (that
     elimination is built lazily by replaying the kept rows) before being rejected; if the
-    second prime separates it, that prime becomes the working one.
+    second prime separates it, that prime becomes the working one. A kept row is proved
+    independent; a rejected one is dependent modulo both primes, which is evidence, not proof,
+    of dependence over Q (the set is still independent, possibly not maximal).
 
     Rows are weight-id sequences (list, tuple or int64 array), each id at most once.
     """
@@ -122,10 +190,6 @@ class IncrementalBasis:
             if v:
                 return k, v
         return None
-
-    def independent(self, row) -> bool:
-        """Whether ``row`` is independent of the kept rows (does not add it)."""
-        return self._separating_prime(self._row(row)) is not None
 
     def add(self, row) -> bool:
         """Keep ``row`` if it is independent of the kept rows; return whether it was kept."""
@@ -183,13 +247,14 @@ def rows_of(ptr: np.ndarray, wids: np.ndarray, idx: np.ndarray) -> list[list[int
 
 
 def rank_of(network: Network, blocks: Iterable[PathBlock]) -> int:
-    """Rank over Q of the paths in ``blocks``: peeled count + certified rank of the core.
+    """Rank over Q of the paths in ``blocks``, exactly: peeled count + the core's
+    :func:`exact_rank_of_rows`.
 
     Paths must be valid (see :func:`basispath_graph.verify.certify.find_invalid`).
     """
     ptr, wids = flatten_blocks(network, blocks)
     pr = peel(ptr, wids, network.m)
-    return pr.n_peeled + rank_of_rows(rows_of(ptr, wids, pr.core))
+    return pr.n_peeled + exact_rank_of_rows(rows_of(ptr, wids, pr.core))
 
 
 def independent_mask(network: Network, blocks: Iterable[PathBlock]) -> np.ndarray:
