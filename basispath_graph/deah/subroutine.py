@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .choices import ChoiceRule
-from .network import Network, PathBlock
+from ..choices import ChoiceRule
+from ..network import Network, PathBlock
 
 __all__ = ["subroutine"]
 

@@ -180,8 +180,8 @@ def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=Non
     else:
         base, ref = root / "base", root / "reference"
     a, b = run_many([
-        (["run", SPEC_A, "--store", base, "--json", "-q"], root, None),
-        (["run", SPEC_B, "--store", ref, "--json", "-q"], root, None),
+        (["run", SPEC_A, "--engine", "deah", "--store", base, "--json", "-q"], root, None),
+        (["run", SPEC_B, "--engine", "deah", "--store", ref, "--json", "-q"], root, None),
     ])
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
     a_id, ref_id = json.loads(a.stdout)["run_id"], json.loads(b.stdout)["run_id"]
@@ -201,7 +201,7 @@ def crash_all(backend: str, cases: list[tuple[str, str]], root: Path, server=Non
     before = set(listed(base, root))
     parallel = NEO4J_PARALLEL if neo4j else MAX_PARALLEL
     jobs = [
-        (["run", SPEC_B, "--store", store, "-q"], root, {KILL_ENV: point, BATCH_ENV: BATCH_ROWS, **(COPY_ENV if mode == "copy" else {})})
+        (["run", SPEC_B, "--engine", "deah", "--store", store, "-q"], root, {KILL_ENV: point, BATCH_ENV: BATCH_ROWS, **(COPY_ENV if mode == "copy" else {})})
         for (mode, point), store in zip(cases, stores)
     ]
     killed = _run_all(jobs, parallel)
@@ -247,7 +247,7 @@ def _selected(request, fixture: str, backend: str | None = None) -> list[tuple[s
     cases = set()
     for item in request.session.items:
         callspec = getattr(item, "callspec", None)
-        if item.module is not request.module or callspec is None or "point" not in callspec.params:
+        if getattr(item, "module", None) is not request.module or callspec is None or "point" not in callspec.params:
             continue
         if fixture not in item.fixturenames or (backend is not None and callspec.params.get(fixture) != backend):
             continue
