@@ -9,23 +9,14 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from ..analysis.compare import METRICS, column_for_spec, column_from_run
-from ..analysis.compare_plot import STEP_ORDER, plot_comparison
+from ..analysis.compare import cell_text, column_for_spec, column_from_run, table_rows
+from ..analysis.compare_plot import plot_comparison
 from ..deah.step1_substructures import TooManySubstructures
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
-from .common import fail, read_network
+from .common import fail, failure, read_network, table_console
 from .help import ENGINE_HELP
-from .common import failure, table_console
 from .store_cmds import STORE_HELP
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
 
 
 def compare_command(
@@ -87,13 +78,8 @@ def compare_command(
         print(json.dumps([c.as_dict() for c in columns]))
         return
     table = Table("", *(f"{c.label}\n[dim]{c.source}[/]" for c in columns))
-    for key, label in METRICS:
-        if any(c.values.get(key) is not None for c in columns):  # e.g. rule rows only for deah-complete
-            table.add_row(label, *(_cell(c.values.get(key)) for c in columns))
-    known = {k for c in columns for k in c.timings}
-    steps = [s for s in STEP_ORDER if s in known] + sorted(known - set(STEP_ORDER))
-    for step in steps:
-        table.add_row(f"time {step} (s)", *(_cell(c.timings.get(step)) for c in columns))
+    for label, values in table_rows(columns):  # the rows Python's Comparison has
+        table.add_row(label, *(cell_text(v) for v in values))
     table_console().print(table)
     if plot is not None:
         table_console().print(f"plot written to {plot}")
