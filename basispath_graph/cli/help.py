@@ -75,8 +75,8 @@ def _usage_pieces(command, ctx) -> list[str]:
     return pieces
 
 
-class BasispathCommand(TyperCommand):
-    """A typer command whose help reflows, with plain flags and SPEC-style argument names."""
+class _TidyHelp:
+    """What commands and groups share: reflowed help, plain flags, SPEC-style argument names."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -87,23 +87,17 @@ class BasispathCommand(TyperCommand):
         params = super().get_params(ctx)  # with --help and typer's completion options, added late
         _tidy_params(params)
         return params
+
+
+class BasispathCommand(_TidyHelp, TyperCommand):
+    """A typer command whose help reflows, with plain flags and SPEC-style argument names."""
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return _usage_pieces(self, ctx)
 
 
-class BasispathGroup(TyperGroup):
+class BasispathGroup(_TidyHelp, TyperGroup):
     """:class:`BasispathCommand`'s help for a group (``basispath``, ``basispath spec``)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.help = reflow(self.help)
-        self.context_settings.setdefault("max_content_width", USAGE_WIDTH)
-
-    def get_params(self, ctx):
-        params = super().get_params(ctx)  # with --help and typer's completion options, added late
-        _tidy_params(params)
-        return params
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return [*_usage_pieces(self, ctx), self.subcommand_metavar]
