@@ -2,8 +2,8 @@
 
 A run is created in status 'running' and becomes 'complete' only after every artifact is
 written. A process that dies leaves it 'running'; the next writer of an embedded store marks it
-'incomplete' (only one writer can hold the store), and ``--resume`` deletes the partial artifacts
-and redoes the run under the same id. Earlier runs are never touched. Storage itself is in
+'incomplete' (only one writer can hold the store), and ``--resume`` redoes the run under the
+same id, writing only what the killed run had not committed (``store/resume.py``). Earlier runs are never touched. Storage itself is in
 ``store/``: run records (``store/runs.py``), artifacts (``store/artifacts.py``), Step 1 and its
 relations (``store/relations.py``).
 """
@@ -23,6 +23,7 @@ from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store
 from .store.relations import StoreRelations, persist_substructures
+from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
 
 __all__ = ["execute_run", "RunOutcome", "KILL_ENV", "KILL_POINTS"]
@@ -73,6 +74,7 @@ class RunOutcome:
     run_id: str
     result: SolveResult
     timings: dict[str, float]
+    resumed_rows: int = 0  # --resume: rows the killed run had committed, kept as they were
 
 
 def execute_run(
@@ -86,10 +88,15 @@ def execute_run(
 ) -> RunOutcome:
     """Solve ``network`` and persist the run; ``resume`` redoes an unfinished run by id."""
     timings: dict[str, float] = {}
+    committed: Committed | None = None
     key = ingest_network(store, network)
     if resume:
         run_id = resume
-        store.run("delete_run_artifacts", run=run_id)
+        if progress is not None:
+            progress.stage("reading what the partial run wrote")
+        t0 = time.perf_counter()
+        committed = Committed.read(store, run_id)  # kept: only the rest is written (store/resume.py)
+        timings["resume"] = time.perf_counter() - t0
         store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
     else:
         run_id = new_run_id()
@@ -98,7 +105,7 @@ def execute_run(
     def save_step1(step1) -> None:  # both DEAH engines: P^S and Cypher's relations are part of the graph
         _kill_point("substructures")
         store.run("set_run_stage", id=run_id, stage="substructures")
-        persist_substructures(store, run_id, step1)
+        persist_substructures(store, run_id, step1, committed)
 
     def stored_relations(step1) -> StoreRelations:  # faithful deah: SDVChain reads them back
         return StoreRelations.read(store, run_id, step1.network.L)
@@ -135,7 +142,9 @@ def execute_run(
         _kill_point(f"{current['stage']}:batch:{current['batches']}")
 
     t0 = time.perf_counter()
-    write_artifacts(store, run_id, result, on_write_stage, on_batch)
+    write_artifacts(store, run_id, result, on_write_stage, on_batch, committed)
+    if committed is not None:
+        committed.check_used()
     timings["persist"] = time.perf_counter() - t0
     all_timings = {**result.timings, **timings}
     _kill_point("complete")
@@ -152,4 +161,4 @@ def execute_run(
         discarded=len(result.discarded),
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
-    return RunOutcome(run_id, result, all_timings)
+    return RunOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

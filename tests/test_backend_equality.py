@@ -265,12 +265,14 @@ def query_names() -> list[str]:
 
 
 #: Read queries: run with the same parameters on both backends, rows compared.
+from basispath_graph.store.resume import WRITES  # noqa: E402
+
 READ_QUERIES = {
     "compare_run", "count_kept", "dump_nodes", "dump_relationships", "find_complete_run", "get_run",
     "list_networks", "list_runs", "read_shares_edge", "read_subdivides", "show_certificate", "show_chains",
     "show_discard_steps", "show_path_by_id", "show_path_by_text", "show_run_summary", "show_substructures",
     "substructure_layers", "run_paths", "why",
-}
+} | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {
     "merge_network", "create_run", "set_run_stage", "insert_substructure_paths", "compute_subdivides",

@@ -190,12 +190,74 @@ def test_killed_run_is_incomplete_earlier_runs_unchanged_and_resume_completes_it
 
     resumed = json.loads(cli("run", "--resume", killed_id, "--store", store, "--json", check=0).stdout)
     assert resumed["run_id"] == killed_id and resumed["certified"] and resumed["basis_size"] == 130
+    # What the killed run committed is kept, not deleted and rewritten (store/resume.py).
+    assert "resume" in resumed["timings"]
+    assert (resumed["resumed_rows"] == 0) == (stage == "substructures")
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert {r["id"]: r["status"] for r in runs} == {first["run_id"]: "complete", killed_id: "complete"}
     n = json.loads(cli("query", "--store", store, "--json", "-p", f"run={killed_id}", "MATCH (:Run {id: $run})-[:KEPT]->(b) RETURN count(b) AS n", check=0).stdout)
     assert n == [{"n": 130}]
     after = cli("query", "--store", store, "--json", "MATCH (b:BasisPath {run: $run}) RETURN b.text AS t ORDER BY t", "-p", f"run={first['run_id']}", check=0).stdout
     assert after == before
+
+
+class _RecordingStore:
+    """Records what the writers would send to a store."""
+
+    def __init__(self):
+        self.calls = []
+
+    def bulk(self, name, columns, progress=None):
+        self.calls.append((name, columns["id"].tolist(), columns["uid"].tolist()))
+
+    def run(self, name, /, **params):
+        self.calls.append((name, params))
+        return []
+
+
+def test_resume_writes_only_the_rows_a_killed_run_did_not_commit():
+    import numpy as np
+
+    from basispath_graph.store import resume
+    from basispath_graph.store.base import ArrowStrings, Ragged
+
+    def paths(ids):
+        ids = np.array(ids, dtype=np.int64)
+        return {"uid": ArrowStrings.keys("r:", ids), "id": ids, "nodes": Ragged.from_rows([np.c_[ids, ids]])}
+
+    store = _RecordingStore()
+    committed = resume.Committed("r", {"insert_basis_paths": 3, "compute_contains": 7})
+    resume.bulk(store, "insert_basis_paths", paths(range(5)), committed)  # kept paths: 3 of 5 stored
+    resume.bulk(store, "insert_basis_paths", paths(range(5, 9)), committed)  # discarded: none stored
+    resume.derive(store, "compute_contains", committed, run="r")  # ran before the kill: skipped
+    resume.derive(store, "compute_subdivides", committed, run="r")  # did not: runs
+    assert store.calls == [
+        ("insert_basis_paths", [3, 4], ["r:3", "r:4"]),
+        ("insert_basis_paths", [5, 6, 7, 8], ["r:5", "r:6", "r:7", "r:8"]),
+        ("compute_subdivides", {"run": "r"}),
+    ]
+    assert committed.rows == 10
+    committed.check_used()  # every stored row was one of the redone writes
+
+    extra = resume.Committed("r", {"link_kept": 4})
+    resume.bulk(_RecordingStore(), "link_kept", {"id": np.arange(3), "uid": ["a", "b", "c"]}, extra)
+    with pytest.raises(resume.StoreError) as exc:
+        extra.check_used()
+    assert str(exc.value) == (
+        "run r: the partial run holds rows this solve does not write (1 of link_kept); "
+        "delete it ('basispath delete r') and run the network again"
+    )
+
+
+def test_ragged_slices_keep_their_rows():
+    import numpy as np
+
+    from basispath_graph.store.base import Ragged
+
+    r = Ragged.from_rows([np.array([[1, 2], [3, 4]]), np.array([[5, 6, 7]])])
+    assert r[1:].tolist() == [[3, 4], [5, 6, 7]] and r[:1].tolist() == [[1, 2]] and r[2:].tolist() == [[5, 6, 7]]
+    assert Ragged.concat([r[1:], Ragged.empty(2), r[:1]]).tolist() == [[3, 4], [5, 6, 7], [], [], [1, 2]]
+    assert Ragged.from_mask(np.array([[1, 2, 3], [4, 5, 6]]), np.array([[True, False, True], [False, False, False]])).tolist() == [[1, 3], []]
 
 
 def test_resume_refuses_complete_and_unknown_runs(tmp_path, store_uri):

@@ -65,7 +65,7 @@ BENCH_NETS = ("dense-4x4", "dense-5x5", "dense-6x6", "dense-8x16", "dense-8x32",
 PRESET_DEPTHS, PRESET_WIDTHS, PRESET_STRIDES = (3, 4, 6), (2, 3), (2, 3)
 FIDELITY_N, FIDELITY_SEED = 200, 0
 FIDELITY_FAMILIES = ["mlp", "resnet", "resnet-every", "densenet", "random", "random-any"]
-STORE_NETS = ("examples/fig1b", "examples/resnet-style", "preset/unet-4x2")
+STORE_NETS = ("examples/fig1b", "examples/resnet-style", "preset/unet-4x2", "preset/stride2-6x3")  # stride: the local rule
 
 
 def fidelity_network(rng: random.Random, family: str) -> tuple[list[int], list[list[int]]]:

@@ -112,6 +112,8 @@ def run_command(
         "discarded": len(r.discarded),
         "timings": {k: round(v, 6) for k, v in outcome.timings.items()},
     }
+    if resume is not None:
+        summary["resumed_rows"] = outcome.resumed_rows
     if as_json:
         print(json.dumps(summary))
     else:
@@ -122,6 +124,11 @@ def run_command(
             f"{r.basis_size} basis paths (m - H = {network.m - network.H}), {verdict}, "
             f"{len(r.discarded)} discarded, {len(r.repairs)} repairs"
         )
+        if resume is not None:
+            c.print(
+                f"resumed: kept the {outcome.resumed_rows} rows the killed run had committed "
+                f"(counted in {outcome.timings['resume']:.3f}s), wrote the rest"
+            )
         c.print(f"time: {', '.join(f'{k} {v:.3f}s' for k, v in outcome.timings.items())}", style="dim")
 
 

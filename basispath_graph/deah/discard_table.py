@@ -21,7 +21,7 @@ import numpy as np
 
 from ..network import Network, PathBlock
 
-__all__ = ["DiscardTable", "RecordSequence", "HopDiscard", "LocalDiscard"]
+__all__ = ["DiscardTable", "PartArrays", "RecordSequence", "HopDiscard", "LocalDiscard"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,23 @@ class _Part:
     codes: np.ndarray  # per row: index into ``steps``
     hop: tuple[int, int] | None = None  # the new hop (hop rule only)
     partners: np.ndarray | None = None  # per row: its twin, the kept row X_r(f) sharing its new-hop weight
+
+
+@dataclass
+class PartArrays:
+    """One part of a ``DiscardTable`` as arrays: the fields of its records, row by row.
+    For the hop rule, ``mine`` and ``theirs`` are the weight ids (one column per hop of the block)
+    of each discarded path and of its twin: ``differs`` are ``mine`` where they differ."""
+
+    substructure: int
+    rows: np.ndarray
+    steps: np.ndarray  # rule name per row
+    block: PathBlock
+    hop: tuple[int, int] | None = None
+    crossing: np.ndarray | None = None
+    twins: np.ndarray | None = None
+    mine: np.ndarray | None = None
+    theirs: np.ndarray | None = None
 
 
 class RecordSequence(Sequence):
@@ -136,6 +153,21 @@ class DiscardTable(RecordSequence):
             yield HopDiscard(idx, r, step, hop, m_row[j], twin, differs, twin_differs, agrees)
 
     # -- bulk reads, no records built ---------------------------------------------------
+
+    def part_arrays(self) -> Iterator["PartArrays"]:
+        """The records' fields part by part as arrays, in table order (the store writer's bulk
+        read: what ``__iter__`` yields, without an object per discard)."""
+        net = self.network
+        for part in self._parts:
+            block = self.bases[part.idx]
+            steps = np.array(part.steps, dtype=object)[part.codes]
+            if part.hop is None:
+                yield PartArrays(part.idx, part.rows, steps, block)
+                continue
+            mine = net.weight_ids(block.take(part.rows))
+            theirs = net.weight_ids(block.take(part.partners))
+            j = block.layers.index(part.hop[0])
+            yield PartArrays(part.idx, part.rows, steps, block, part.hop, mine[:, j], part.partners, mine, theirs)
 
     def step_counts(self) -> Counter:
         out: Counter = Counter()

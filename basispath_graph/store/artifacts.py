@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deah.discard_table import HopDiscard, LocalDiscard
+from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList
 from ..network import Network, blocks_from_json
 from ..solver import Repair, SolveResult
 from ..verify import format_path
-from .base import Ragged, Store
+from . import resume
+from .base import ArrowStrings, Ragged, Store
+from .resume import Committed
 from .relations import edge_code
 
 __all__ = ["write_artifacts"]
@@ -28,22 +30,19 @@ def _neuron_offsets(network: Network) -> list[int]:
 def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bool) -> dict:
     """Columns for ``insert_basis_paths`` of all paths of ``blocks`` (ids start_id, ...).
 
-    List columns are ``Ragged`` (numpy values + offsets) so that millions of paths never become
-    Python lists on the way to a COPY.
+    List columns are ``Ragged`` (numpy values + offsets) and strings are built by Arrow
+    (``ArrowStrings``), so that millions of paths never become Python objects on the way to a COPY.
     """
     offs = np.array(_neuron_offsets(network), dtype=np.int64)
     n = sum(len(b) for b in blocks)
-    text: list[str] = []
-    for block in blocks:
-        template = ",".join(f"{l}:%d" for l in block.layers)  # the form of verify.format_path
-        text.extend(template % tuple(row) for row in block.nodes.tolist())
+    ids = np.arange(start_id, start_id + n, dtype=np.int64)
     return {
-        "uid": [f"{run_id}:{i}" for i in range(start_id, start_id + n)],
+        "uid": ArrowStrings.keys(f"{run_id}:", ids),
         "run": [run_id] * n,
-        "id": np.arange(start_id, start_id + n, dtype=np.int64),
+        "id": ids,
         "nodes": Ragged.from_rows([b.nodes + offs[list(b.layers)] for b in blocks]),
         "layers": Ragged.from_rows([np.broadcast_to(np.array(b.layers), (len(b), len(b.layers))) for b in blocks]),
-        "text": text,
+        "text": ArrowStrings.concat([ArrowStrings.paths(b.layers, b.nodes) for b in blocks]),  # verify.format_path
         "kept": np.full(n, kept),
     }
 
@@ -96,12 +95,14 @@ def _columns(rows: list[dict]) -> dict[str, list]:
     return {k: [r[k] for r in rows] for k in rows[0]}
 
 
-def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=None, on_batch=None) -> None:
+def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=None, on_batch=None, committed: Committed | None = None) -> None:
     """Write every artifact of a solved run, stage by stage (the run's ``stage`` property says
     which): subdivision sets and chains, basis and discarded paths, discard records, certificates.
 
     ``on_stage(name)`` is called as a stage starts, before anything of it is written;
-    ``on_batch(rows)`` after each bulk batch is committed (progress, crash-safety tests)."""
+    ``on_batch(rows)`` after each bulk batch is committed (progress, crash-safety tests).
+    ``committed``: what a killed run of the same id already wrote (--resume); only the rest is
+    written."""
     net = result.network
 
     def stage(name: str):
@@ -110,8 +111,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
         store.run("set_run_stage", id=run_id, stage=name)
 
     def bulk(name: str, columns: dict):
-        if columns:
-            store.bulk(name, columns, on_batch)
+        resume.bulk(store, name, columns, committed, on_batch)
 
     deah = result.deah
     if deah is not None:
@@ -122,7 +122,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
             for idx in s1.selected
         ]
         bulk("insert_subdivision_sets", _columns(sets))
-        store.run("compute_contains", run=run_id)
+        resume.derive(store, "compute_contains", committed, run=run_id)
         links = []
         for t, chain in enumerate(s3.chains, start=1):
             for pos, idx in enumerate(chain + [s1.p0], start=1):
@@ -130,55 +130,123 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
         bulk("insert_chains", _columns(links))
 
     stage("basis paths")
-    if isinstance(result.discarded, DiscardedList):  # arrays: no record per path needed here
+    columnar = isinstance(result.discarded, DiscardedList)  # deah-complete: arrays, no record per path
+    if columnar:
         discarded_blocks = result.discarded.blocks()
-        discarded_subs = result.discarded.subs.tolist()
+        discarded_subs = result.discarded.subs
     else:
         discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
-        discarded_subs = [d.substructure for d in result.discarded]
+        discarded_subs = np.array([-1 if d.substructure is None else d.substructure for d in result.discarded], dtype=np.int64)
     kept_columns = _path_columns(run_id, net, result.basis, 0, True)
-    kept_uids = kept_columns["uid"]
-    n = len(kept_uids)
+    n = len(kept_columns["id"])
     bulk("insert_basis_paths", kept_columns)
     discarded_columns = _path_columns(run_id, net, discarded_blocks, n, False)
-    discarded_uids = discarded_columns["uid"]
+    n_discarded = len(discarded_columns["id"])
     bulk("insert_basis_paths", discarded_columns)
-    bulk("link_kept", {"from": [run_id] * n, "to": kept_uids})
-    bulk("link_discarded", {"from": [run_id] * len(discarded_uids), "to": discarded_uids})
+    bulk("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]})
+    bulk("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]})
     if deah is not None:
-        subs = [s for b, s in zip(result.basis, result.basis_substructures) for _ in range(len(b))]
-        origin = [(kept_uids[i], f"{run_id}:s{s}") for i, s in enumerate(subs) if s is not None]
-        origin += [(discarded_uids[k], f"{run_id}:s{s}") for k, s in enumerate(discarded_subs) if s is not None]
-        bulk("link_from_substructure", {"from": [a for a, _ in origin], "to": [b for _, b in origin]})
+        kept_subs = np.repeat(
+            np.array([-1 if s is None else s for s in result.basis_substructures], dtype=np.int64),
+            [len(b) for b in result.basis],
+        )
+        path_ids = np.concatenate([np.arange(n, dtype=np.int64), n + np.arange(n_discarded, dtype=np.int64)])
+        subs = np.concatenate([kept_subs, np.asarray(discarded_subs, dtype=np.int64)])
+        has = subs >= 0
+        bulk("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])})
 
         stage("discards")
-        readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
-        # Only re-admitted paths need their basis id looked up (rare: repairs only).
-        index_of = {}
-        if readmitted:
-            i = 0
-            for block in result.basis:
-                for row in block.nodes.tolist():
-                    if (block.layers, tuple(row)) in readmitted:
-                        index_of[(block.layers, tuple(row))] = i
-                    i += 1
-        records, reasons, certs = [], [], []
-        for k, d in enumerate(result.discarded):
-            records.append(_discard_row(run_id, len(records), net, d.reason, deah.bases))
-            reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
-            certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
-        # Paths SDVChain discarded that the repair re-admitted keep both records.
-        for disc in deah.step3.discards:
-            block = deah.bases[disc.substructure]
-            key = (block.layers, tuple(block.nodes[disc.row].tolist()))
-            if key in readmitted:
-                records.append(_discard_row(run_id, len(records), net, disc, deah.bases))
-                reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
-        for r in result.repairs:
-            if r.action != "drop":
-                records.append(_discard_row(run_id, len(records), net, r, deah.bases))
-                reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
-        bulk("insert_discards", _columns(records))
-        bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
-        stage("certificates")
-        bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})
+        if columnar and not result.repairs:
+            _write_discard_table(run_id, net, result.discarded, n, bulk, stage)
+            return
+        _write_discard_records(run_id, net, result, n, bulk, stage)
+
+
+def _write_discard_table(run_id: str, network: Network, discarded: DiscardedList, n: int, bulk, stage) -> None:
+    """deah-complete's discard records and certificates as columns straight from its arrays
+    (``DiscardTable.part_arrays``): the same nodes and relationships ``_write_discard_records``
+    writes record by record, without a Python object per discard or per certificate term."""
+    table: DiscardTable = discarded.table
+    count = len(discarded)
+    cols = {"substructure": [], "hop": [], "crossing": [], "twin": [], "differs": [], "twin_differs": [], "agrees": [], "step": []}
+    for part in table.part_arrays():
+        k = len(part.rows)
+        cols["step"].append(part.steps)
+        cols["substructure"].append(np.full(k, part.substructure, dtype=np.int64))
+        if part.hop is None:
+            cols["hop"].append(Ragged.empty(k))
+            cols["crossing"].append(np.full(k, -1, dtype=np.int64))
+            cols["twin"].append(ArrowStrings.repeat(_UNUSED["twin"], k))
+            for name in ("differs", "twin_differs", "agrees"):
+                cols[name].append(Ragged.empty(k))
+            continue
+        cols["hop"].append(Ragged(np.tile(np.array(part.hop, dtype=np.int64), k), np.arange(0, 2 * k + 1, 2, dtype=np.int64)))
+        cols["crossing"].append(part.crossing)
+        cols["twin"].append(ArrowStrings.paths(part.block.layers, part.block.nodes[part.twins]))
+        same = part.mine == part.theirs
+        cols["differs"].append(Ragged.from_mask(part.mine, ~same))
+        cols["twin_differs"].append(Ragged.from_mask(part.theirs, ~same))
+        cols["agrees"].append(Ragged.from_mask(part.mine, same))
+    none = Ragged.empty(count)
+    records = {
+        "uid": ArrowStrings.keys(f"{run_id}:d", np.arange(count)),
+        "run": [run_id] * count,
+        "step": np.concatenate(cols["step"]) if count else np.zeros(0, dtype=object),
+        "action": ["discard"] * count,
+        "chain": np.full(count, _UNUSED["chain"], dtype=np.int64),
+        "pair": none, "shared_pairs": none, "ep": none, "ucp_star": none, "iep": none, "shared": none,
+        "substructure": np.concatenate(cols["substructure"]) if count else np.zeros(0, dtype=np.int64),
+        "hop": Ragged.concat(cols["hop"]),
+        "crossing": np.concatenate(cols["crossing"]) if count else np.zeros(0, dtype=np.int64),
+        "twin": ArrowStrings.concat(cols["twin"]),
+        "differs": Ragged.concat(cols["differs"]),
+        "twin_differs": Ragged.concat(cols["twin_differs"]),
+        "agrees": Ragged.concat(cols["agrees"]),
+    }
+    bulk("insert_discards", records if count else {})
+    discard_ids = n + np.arange(count, dtype=np.int64)
+    bulk("link_reason", {"from": ArrowStrings.keys(f"{run_id}:", discard_ids), "to": records["uid"]} if count else {})
+    stage("certificates")
+    lengths = np.diff(discarded.ptr)
+    if len(discarded.idx):
+        bulk("link_certified_by", {
+            "from": ArrowStrings.keys(f"{run_id}:", np.repeat(discard_ids, lengths)),
+            "to": ArrowStrings.keys(f"{run_id}:", discarded.idx),
+            "coef": discarded.coef,
+        })
+
+
+def _write_discard_records(run_id: str, net: Network, result: SolveResult, n: int, bulk, stage) -> None:
+    """The discard records, re-admissions and certificates of faithful deah (and of any run with
+    repairs), one record at a time: SDVChain's calls, repairs."""
+    deah = result.deah
+    readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
+    # Only re-admitted paths need their basis id looked up (rare: repairs only).
+    index_of = {}
+    if readmitted:
+        i = 0
+        for block in result.basis:
+            for row in block.nodes.tolist():
+                if (block.layers, tuple(row)) in readmitted:
+                    index_of[(block.layers, tuple(row))] = i
+                i += 1
+    records, reasons, certs = [], [], []
+    for k, d in enumerate(result.discarded):
+        records.append(_discard_row(run_id, len(records), net, d.reason, deah.bases))
+        reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
+        certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
+    # Paths SDVChain discarded that the repair re-admitted keep both records.
+    for disc in deah.step3.discards:
+        block = deah.bases[disc.substructure]
+        key = (block.layers, tuple(block.nodes[disc.row].tolist()))
+        if key in readmitted:
+            records.append(_discard_row(run_id, len(records), net, disc, deah.bases))
+            reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
+    for r in result.repairs:
+        if r.action != "drop":
+            records.append(_discard_row(run_id, len(records), net, r, deah.bases))
+            reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
+    bulk("insert_discards", _columns(records))
+    bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
+    stage("certificates")
+    bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 
 from ..errors import StoreError, StoreLocked, StoreUnavailable
 
-__all__ = ["BATCH_ENV", "env_rows", "Store", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "resolve_store_uri", "is_neo4j_uri", "DEFAULT_STORE"]
+__all__ = ["BATCH_ENV", "env_rows", "Store", "Ragged", "ArrowStrings", "column_length", "columns_from", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "resolve_store_uri", "is_neo4j_uri", "DEFAULT_STORE"]
 
 DEFAULT_STORE = "./basispath-store"
 BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction, both backends
@@ -75,12 +75,113 @@ class Ragged:
         values = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, np.int64)
         return cls(values, np.concatenate([[0], np.cumsum(lengths)]))
 
+    @classmethod
+    def from_mask(cls, values, mask) -> "Ragged":
+        """Row i lists ``values[i][mask[i]]`` (2-D arrays of one shape), in column order."""
+        import numpy as np
+
+        mask = np.asarray(mask, dtype=bool)
+        return cls(np.asarray(values)[mask], np.concatenate([[0], np.cumsum(mask.sum(axis=1))]))
+
+    @classmethod
+    def empty(cls, n: int) -> "Ragged":
+        """n empty lists."""
+        import numpy as np
+
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64))
+
+    @classmethod
+    def concat(cls, columns: list["Ragged"]) -> "Ragged":
+        import numpy as np
+
+        values = [c.values[c.offsets[0] : c.offsets[-1]] for c in columns]
+        offsets, base = [np.zeros(1, dtype=np.int64)], 0
+        for c in columns:
+            offsets.append(c.offsets[1:] - c.offsets[0] + base)
+            base += int(c.offsets[-1] - c.offsets[0])
+        return cls(np.concatenate(values) if values else np.zeros(0, np.int64), np.concatenate(offsets))
+
     def __len__(self) -> int:
         return len(self.offsets) - 1
+
+    def __getitem__(self, which: slice) -> "Ragged":
+        start, stop, step = which.indices(len(self))
+        if step != 1:
+            raise ValueError("Ragged takes contiguous slices only")
+        offsets = self.offsets[start : stop + 1]
+        return Ragged(self.values[offsets[0] : offsets[-1]], offsets - offsets[0])
 
     def tolist(self) -> list[list[int]]:
         v, o = self.values.tolist(), self.offsets.tolist()
         return [v[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+
+class ArrowStrings:
+    """A string column built by Arrow's compute kernels (uids, path texts): millions of strings
+    without a Python object each. Backends read it like a list column: ``len``, slices,
+    ``tolist()``; LadybugDB's COPY takes ``array`` as it is."""
+
+    def __init__(self, array):
+        self.array = array
+
+    @classmethod
+    def keys(cls, prefix: str, ids) -> "ArrowStrings":
+        """``f"{prefix}{i}"`` for every integer i of ``ids`` (the uid form ``run:17``)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        numbers = pc.cast(pa.array(np.asarray(ids, dtype=np.int64)), pa.string())
+        return cls(pc.binary_join_element_wise(prefix, numbers, ""))
+
+    @classmethod
+    def paths(cls, layers, nodes) -> "ArrowStrings":
+        """``verify.format_path`` of every row of ``nodes`` (neuron of layers[k] in column k):
+        ``"0:1,2:0,4:2"``."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        nodes = np.asarray(nodes, dtype=np.int64)
+        parts: list = []
+        for k, layer in enumerate(layers):
+            parts.append(f"{',' if k else ''}{int(layer)}:")
+            parts.append(pc.cast(pa.array(nodes[:, k]), pa.string()))
+        if len(nodes) == 0 or not parts:
+            return cls(pa.array([""] * len(nodes), type=pa.string()))
+        return cls(pc.binary_join_element_wise(*parts, ""))
+
+    @classmethod
+    def repeat(cls, text: str, n: int) -> "ArrowStrings":
+        import pyarrow as pa
+
+        return cls(pa.array([text] * n, type=pa.string()))
+
+    @classmethod
+    def concat(cls, columns: list["ArrowStrings"]) -> "ArrowStrings":
+        import pyarrow as pa
+
+        arrays = [c.array for c in columns if len(c.array)]
+        return cls(pa.concat_arrays(arrays) if arrays else pa.array([], type=pa.string()))
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, which: slice) -> "ArrowStrings":
+        return ArrowStrings(self.array[which])
+
+    def tolist(self) -> list[str]:
+        return self.array.to_pylist()
+
+
+def column_length(columns: dict) -> int:
+    """Rows of bulk columns (all of one length); 0 for no columns."""
+    return len(next(iter(columns.values()))) if columns else 0
+
+
+def columns_from(columns: dict, start: int) -> dict:
+    """Bulk columns without their first ``start`` rows (lists, numpy arrays, ``Ragged``, ``ArrowStrings``)."""
+    return {k: v[start:] for k, v in columns.items()}
 
 
 def env_rows(name: str, default: int) -> int:

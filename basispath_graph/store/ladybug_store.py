@@ -23,7 +23,7 @@ import re
 import time
 from pathlib import Path
 
-from .base import BATCH_ENV, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
+from .base import BATCH_ENV, ArrowStrings, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
 from .library import QueryLibrary
 
 __all__ = ["LadybugStore", "DB_FILE", "LOCK_FILE", "BATCH_ENV"]
@@ -126,6 +126,8 @@ def _arrow_table(columns: dict):
             # 64-bit offsets (large_list): a column of more than 2^31 list values (50 M paths
             # of a deep network) would wrap around in list's int32 offsets.
             out[key] = pa.LargeListArray.from_arrays(pa.array(col.offsets.astype(np.int64, copy=False)), pa.array(col.values))
+        elif isinstance(col, ArrowStrings):
+            out[key] = col.array
         else:
             out[key] = pa.array(col)
     return pa.table(out)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ..deah.step1_substructures import Step1Result
 from ..deah.step3_sdvchain import Relations
+from . import resume
 from .base import Store
+from .resume import Committed
 
 __all__ = ["StoreRelations", "persist_substructures", "substructure_rows", "edge_code", "decode_edge"]
 
@@ -40,11 +42,12 @@ def substructure_rows(run_id: str, step1: Step1Result) -> dict[str, list]:
     }
 
 
-def persist_substructures(store: Store, run_id: str, step1: Step1Result) -> None:
-    """Store all of P^S and let Cypher derive SUBDIVIDES and SHARES_EDGE between them."""
-    store.bulk("insert_substructure_paths", substructure_rows(run_id, step1))
-    store.run("compute_subdivides", run=run_id)
-    store.run("compute_shares_edge", run=run_id)
+def persist_substructures(store: Store, run_id: str, step1: Step1Result, committed: Committed | None = None) -> None:
+    """Store all of P^S and let Cypher derive SUBDIVIDES and SHARES_EDGE between them
+    (``committed``: what a killed run of the same id already wrote, under --resume)."""
+    resume.bulk(store, "insert_substructure_paths", substructure_rows(run_id, step1), committed)
+    resume.derive(store, "compute_subdivides", committed, run=run_id)
+    resume.derive(store, "compute_shares_edge", committed, run=run_id)
 
 
 class StoreRelations(Relations):
