@@ -72,6 +72,9 @@ FULL_CASES = (
         _c("store", "dense-8x128", 240, "deah-complete"),
         _c("deah-complete", "dense-8x256", 150),
         _c("deah-complete", "resnet-32x128", 150),
+        # issue 16: 9.4 M weights; deah-complete against the skeleton engine at the largest width
+        _c("skeleton", "dense-8x512", 150),
+        _c("deah-complete", "dense-8x512", 300),
         _c("deah", "deep-32x16", 120),
         # The same deah-complete run of dense-8x128 persisted to Neo4j over Bolt (about 8 M rows).
         _c("store", "dense-8x128", 600, "deah-complete", "neo4j"),

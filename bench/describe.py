@@ -241,3 +241,32 @@ def baseline_estimate(rec: dict) -> dict:
 def engine_key(engine: str) -> str:
     """An engine name as part of a record key: deah-complete -> deah_complete (ratio_deah_complete)."""
     return engine.replace("-", "_")
+
+
+# Stage names as the Cases table shows them (the skeleton engine's 'engine' stage materialises).
+STAGE_LABEL = {"engine": "materialise"}
+
+
+def dominant_stage(r: dict) -> str:
+    """The stage that took most of a case's time and its share, e.g. ``persist (97%)``: from the
+    solve's own timings when it finished (a store case's write is one stage, ``persist``), else
+    from the stage starts it reported (a killed case: the stage it was killed in is marked)."""
+    timings = (r.get("result") or {}).get("timings") if r["status"] == "ok" else None
+    running = set()
+    if timings:
+        spent = {k: float(v) for k, v in timings.items()}
+    else:
+        spent = {}
+        for s in r.get("stages") or []:
+            if "(informational)" in s["name"]:  # measured inside another stage
+                continue
+            spent[s["name"]] = spent.get(s["name"], 0.0) + float(s["seconds"])
+            if s.get("running_when_killed"):
+                running.add(s["name"])
+    total = sum(spent.values())
+    if not spent or total <= 0:
+        return "-"
+    name = max(spent, key=spent.get)
+    label = STAGE_LABEL.get(name, name)
+    return f"{label} ({spent[name] / total:.0%}{', killed in it' if name in running else ''})"
+

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 from cases import BASELINE_ENGINES, DEAH_ENGINES, SWEEP_FULL
-from describe import baseline_estimate, case_time, details, engine_key, fmb, fn, fs, ft, killed_at_s, md_table
+from describe import baseline_estimate, case_time, details, dominant_stage, engine_key, fmb, fn, fs, ft, killed_at_s, md_table
 from targets import judge
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,8 +151,8 @@ def report(records, grow, base, targs, meta) -> str:
     for r in records:
         net = r["network"]
         rows.append([r["name"], fn(net.get("m")), r["status"], fs(case_time(r)) if case_time(r) is not None else
-                     (f"> {ft(r['timeout_s'])}" if r["status"] == "timeout" else "-"), fmb(r["peak_rss_mb"]), details(r)])
-    L.append(md_table(["case", "m", "status", "time", "peak RSS", "details"], rows))
+                     (f"> {ft(r['timeout_s'])}" if r["status"] == "timeout" else "-"), dominant_stage(r), fmb(r["peak_rss_mb"]), details(r)])
+    L.append(md_table(["case", "m", "status", "time", "dominant stage", "peak RSS", "details"], rows))
 
     deah = [r for r in records if r["kind"] in DEAH_ENGINES]
     if deah:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cases import BASELINE_ENGINES, DEAH_ENGINES, SWEEP_FULL, store_engine, store_name
-from describe import (details, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
+from describe import (details, dominant_stage, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
                       shortened_text, stage_text, timeout_text)
 
 
@@ -59,13 +59,16 @@ TABLE = (
     Target("deah-resnet", "{eng} {net} <= {limit}", 20.0, "s", "resnet-32x128"),
     Target("step1", "deah Step 1 on {net} <= {limit} without materialising all of P^S", 10.0, "s", "deep-32x16"),
     Target("certify", "certify the 2.36M-path {net} skeleton basis <= {limit}", 20.0, "s", "dense-8x256"),
-    Target("store-rate", "embedded store >= {limit} paths/s written (incl. relationships){run}", 2e5, "rate", "dense-8x128"),
+    Target("store-rate", "embedded store >= {limit} rows/s written (paths and relationships){run}", 5e5, "rate", "dense-8x128"),
+    Target("run-vs-solve", "basispath run ({eng}) of {net} within {limit} of its solve", 4.0, "x", "dense-8x128"),
     Target("store-run", "embedded store: full {eng} run of {net} <= {limit}", 120.0, "min", "dense-8x128"),
     Target("neo4j-rate", "Neo4j store >= {limit} rows/s over Bolt (deah-complete run of {net})", 1e5, "rate", "dense-8x128"),
     Target("growth-time", "growth: {eng} time slope <= {limit} (linear)", 1.1, "number"),
     Target("growth-memory", "growth: {eng} memory slope <= {limit} (linear)", 1.1, "number"),
     Target("baseline", "baseline / {eng} >= {limit} on {net}", 100.0, "x", "dense-8x128"),
     Target("complete-vs-deah", "deah-complete within {limit} of faithful deah's time{on}", 2.0, "x"),
+    Target("complete-vs-skeleton", "deah-complete within {limit} of the skeleton engine on {on}", 3.0, "x"),
+    Target("deah-128", "faithful deah {net} solved and certified <= {limit}", 30.0, "s", "dense-8x128"),
     Target("complete-repairs", "deah-complete: {limit} repairs{which}", 0, "number"),
 )
 T = {t.key: t for t in TABLE}
@@ -230,6 +233,38 @@ def judge_store(v: Verdicts, eng: str) -> None:
         v.add(run_target, m, verdict)
 
 
+def judge_run_vs_solve(v: Verdicts, eng: str) -> None:
+    """The whole stored run against the solve alone, same network, same bench run."""
+    t = T["run-vs-solve"]
+    run, solve = v.by.get(store_name(eng, t.net)), v.by.get(f"{eng}/{t.net}")
+    target = t.label(eng=eng)
+    if run is None or solve is None or run["status"] != "ok" or solve["status"] != "ok":
+        v.add(target, "-", "NOT MEASURED", "both cases must finish: " + ", ".join(
+            f"{n}: {x['status'] if x else 'not run'}" for n, x in ((store_name(eng, t.net), run), (f"{eng}/{t.net}", solve))))
+        return
+    rt, st = run["result"]["total_s"], solve["result"]["total_s"]
+    v.add(target, f"{rt / st:.1f}x ({fs(rt)} vs {fs(st)})", "PASS" if rt / st <= t.limit else f"MISS: {rt / st:.1f}x > {t.limit_text}",
+          f"persist {fs(run['result']['persist_s'])}; run = solve + Step 1 relations + persist")
+
+
+def judge_complete_vs_skeleton(v: Verdicts) -> None:
+    """deah-complete against the skeleton engine (both with certification) wherever both ran."""
+    t = T["complete-vs-skeleton"]
+    nets = [r["net"] for r in v.records if r["kind"] == "deah-complete"]
+    for net in nets:
+        c, k = v.by.get(f"deah-complete/{net}"), v.by.get(f"skeleton/{net}")
+        target = t.label(on=net)
+        if k is None:
+            continue
+        if c["status"] != "ok" or k["status"] != "ok":
+            v.add(target, "-", "NOT MEASURED", f"deah-complete: {c['status']}, skeleton: {k['status']}")
+            continue
+        ct, kt = c["result"]["total_s"], k["result"]["total_s"]
+        top = dominant_stage(c)
+        v.add(target, f"{ct / kt:.2f}x ({fs(ct)} vs {fs(kt)})", "PASS" if ct / kt <= t.limit else f"MISS: {ct / kt:.2f}x > {t.limit_text}",
+              f"deah-complete's largest stage: {top}")
+
+
 def judge_neo4j(v: Verdicts) -> None:
     """Neo4j over Bolt: the same deah-complete run of dense-8x128, next to the embedded store's rate."""
     t = T["neo4j-rate"]
@@ -381,13 +416,17 @@ def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]
     for eng in DEAH_ENGINES:
         judge_deah(v, eng)
     judge_step1_and_certify(v)
+    t = T["deah-128"]
+    v.single(f"deah/{t.net}", t.label(), t.limit, lambda r: _certified_within(r, r["total_s"], t.limit, fs(r["total_s"])))
     for eng in DEAH_ENGINES:
         judge_store(v, eng)
+        judge_run_vs_solve(v, eng)
     judge_neo4j(v)
     for g in grow:
         judge_growth(v, g)
     for eng in BASELINE_ENGINES:
         judge_baseline(v, base, eng)
     judge_complete_vs_deah(v)
+    judge_complete_vs_skeleton(v)
     judge_complete_repairs(v)
     return v.out
