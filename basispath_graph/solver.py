@@ -323,8 +323,15 @@ def solve(
             else:
                 result.certificate_method = "global elimination"
                 expresser = Expresser(network, basis)
+                # Paths of one layer sequence go together: validated, expressed, then re-added
+                # by vector addition in one pass (Expresser.express_block).
+                by_layers: dict[tuple[int, ...], list[DiscardedPath]] = {}
                 for d in discarded:
-                    d.certificate = expresser.express(d.layers, d.indices)  # re-added inside
+                    by_layers.setdefault(d.layers, []).append(d)
+                for layers, group in by_layers.items():
+                    block = PathBlock(layers, np.array([d.indices for d in group], dtype=np.int64).reshape(len(group), len(layers)))
+                    for d, certificate in zip(group, expresser.express_block(block)):
+                        d.certificate = certificate
                 result.certificates_rechecked = len(discarded)
     return result
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import BadInput, BasispathError, NotCertified
 from ..network import Network, PathBlock
 from .certify import describe_weight, find_invalid, format_path
-from ..linalg.checks import combination_equals
+from ..linalg.checks import combination_equals, first_mismatch
 from ..linalg.elimination import Echelon, NotInSpan
 from .rank import flatten_blocks, peel
 
@@ -133,11 +133,37 @@ class Expresser:
         """
         text = format_path(layers, indices)
         q = self.weight_ids(layers, indices)
-        coefs = self._solve(q, text)
+        coefs = self._solve(q, lambda: text)
         self._verify(q, coefs, text)
         return coefs
 
-    def _solve(self, q: list[int], text: str) -> list[tuple[int, int]]:
+    def express_block(self, block: PathBlock) -> list[list[tuple[int, int]]]:
+        """``express`` of every path of a block, in order: validated, turned into weights and
+        re-added (vector addition) once for the whole block instead of path by path."""
+        bad = find_invalid(self.network, [block])
+        if bad is not None:
+            raise InvalidPathError(f"query {bad}")
+        out = [
+            self._solve(q, lambda i=i: format_path(block.layers, block.nodes[i].tolist()))
+            for i, q in enumerate(self.network.weight_ids(block).tolist())
+        ]
+        lengths = np.fromiter((len(c) for c in out), dtype=np.int64, count=len(out))
+        flat = [t for c in out for t in c]
+        terms = (
+            np.repeat(np.arange(len(out), dtype=np.int64), lengths),
+            np.fromiter((b for b, _ in flat), dtype=np.int64, count=len(flat)),
+            np.fromiter((c for _, c in flat), dtype=np.int64, count=len(flat)),
+        )
+        tptr, tw = flatten_blocks(self.network, [block])
+        targets = (np.repeat(np.arange(len(block), dtype=np.int64), np.diff(tptr)), tw, np.ones(len(tw), dtype=np.int64))
+        row = first_mismatch((self._ptr, self._wids), self.network.m, targets, terms)
+        if row is not None:
+            text = format_path(block.layers, block.nodes[int(row)].tolist())
+            raise CertificateMismatchError(f"path {text}: coefficients do not add up to the path")
+        return out
+
+    def _solve(self, q: list[int], name) -> list[tuple[int, int]]:
+        """Coefficients of the path with weights ``q``; ``name()`` names it in an error."""
         owner, private, peeled = self._owner, self.private, self.peeled
         res: dict[int, int] = dict.fromkeys(q, 1)
         out: dict[int, int] = {}
@@ -172,14 +198,14 @@ class Expresser:
                 core = self._core.coordinates({w: Fraction(c) for w, c in res.items()})
             except NotInSpan as exc:
                 raise NotInSpanError(
-                    f"path {text} is not in the span of the basis "
+                    f"path {name()} is not in the span of the basis "
                     f"(residual left on weight {exc.coordinate} = {describe_weight(self.network, exc.coordinate)})"
                 ) from None
             for k in sorted(core, reverse=True):
                 t, b = core[k], self._ech_path[k]
                 if t.denominator != 1:
                     raise NonIntegralError(
-                        f"path {text}: coefficient {t} on basis {self._describe(b)} is not an integer"
+                        f"path {name()}: coefficient {t} on basis {self._describe(b)} is not an integer"
                     )
                 out[b] = int(t)
         return sorted((b, c) for b, c in out.items() if c)
