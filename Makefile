@@ -70,6 +70,12 @@ lint-cypher: $(CYPHER_LINT_STAMP)
 bench: $(INSTALL_STAMP)
 	$(BIN)/python bench/run.py
 
+# The resource estimator's measurements (about 25 minutes): bench/calibration.md and .json, which
+# tests/test_guards.py holds the estimates of basispath_graph/guards.py to (within 2x).
+.PHONY: calibrate
+calibrate: $(INSTALL_STAMP)
+	$(BIN)/python bench/run.py --calibration
+
 # Faithful DEAH vs deah-complete on 10,000 random networks plus every preset (about 15 minutes
 # on 2 cores); writes bench/fidelity.md. Exit 1 if deah-complete needs a repair anywhere.
 .PHONY: fidelity

@@ -103,6 +103,16 @@ QUICK_CASES = (
     ]
 )
 
+# The resource estimator's measurements (basispath_graph/guards.py, tests/test_guards.py): every
+# engine over the width sweep, densenet and resnet of depth 8. Faithful deah stops at width 128:
+# at 256 it runs for several minutes per network (bench/results.md).
+CALIBRATION_WIDTHS = (32, 64, 128, 256, 512)
+CALIBRATION_CASES = (
+    [_c("skeleton", f"{fam}-8x{w}", 150) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS]
+    + [_c("deah-complete", f"{fam}-8x{w}", 300) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS]
+    + [_c("deah", f"{fam}-8x{w}", 300) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS if w <= 128]
+)
+
 # The timeout of a KIND/NET given with --only that is in neither suite (store-neo4j: 2.5x store).
 DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "step1": 60, "baseline-all": 90, "deah": 240, "deah-complete": 240,
                    "baseline": 120, "store": 240}
@@ -126,9 +136,11 @@ def case_for_name(pattern: str) -> list[dict]:
                      + "; store-neo4j[-ENGINE] for a store run persisted to Neo4j)")
 
 
-def select_cases(only: list[str] | None, quick: bool) -> tuple[list[dict], str]:
+def select_cases(only: list[str] | None, quick: bool, calibration: bool = False) -> tuple[list[dict], str]:
     """The cases to run and the mode's name: --only patterns (names, globs, comma lists, any
-    KIND/NET), else the quick or the full suite."""
+    KIND/NET), else the calibration, the quick or the full suite."""
+    if calibration:
+        return list(CALIBRATION_CASES), "calibration of the resource estimates"
     if only:
         pool = {c["name"]: c for c in FULL_CASES + QUICK_CASES}
         chosen: list[dict] = []

@@ -39,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     ap = argparse.ArgumentParser(description="basispath_graph benchmark suite (see bench/README.md)")
     ap.add_argument("--quick", action="store_true", help="small sizes only (width sweep 32, 64), about 2 minutes")
+    ap.add_argument("--calibration", action="store_true",
+                    help="the resource estimator's measurements (every engine, dense and resnet 8xW, W 32-512): bench/calibration.json")
     ap.add_argument("--only", action="append", metavar="NAME",
                     help="run only these cases: a name (deah/dense-8x128), a glob ('skeleton/*'), a comma list, or any"
                          " KIND/NET (e.g. deah/resnet-8x16, store-deah-complete/dense-8x64); repeatable")
@@ -69,10 +71,10 @@ def main() -> None:
         for c in QUICK_CASES:
             print(f"  {c['name']:34} timeout {c['timeout']} s")
         return
-    cases, mode = select_cases(args.only, args.quick)
-    full = not args.quick and not args.only
-    budget = FULL_BUDGET_S if not args.quick else QUICK_BUDGET_S
-    out_prefix = Path(args.out) if args.out else HERE / ("results" if full else "results-partial")
+    cases, mode = select_cases(args.only, args.quick, args.calibration)
+    full = not args.quick and not args.only and not args.calibration
+    budget = 45 * 60 if args.calibration else FULL_BUDGET_S if not args.quick else QUICK_BUDGET_S
+    out_prefix = Path(args.out) if args.out else HERE / ("results" if full else "calibration" if args.calibration else "results-partial")
 
     def log(msg: str) -> None:
         print(msg, flush=True)
