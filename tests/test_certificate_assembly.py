@@ -312,7 +312,12 @@ def test_subroutine_row_numbers_are_guessed_right_without_the_search(net):
 
 @pytest.mark.parametrize(
     "earlier, mine",
-    [([[1, 0, 0]], [0, 1, 0]), ([[1, 1, 0], [0, 1, 1]], [1, 0, 0]), (np.zeros((0, 3), dtype=np.int64), [0, 0, 1])],
+    [
+        ([[1, 0, 0]], [0, 1, 0]),
+        ([[1, 1, 0], [0, 1, 1]], [1, 0, 0]),
+        (np.zeros((0, 3), dtype=np.int64), [0, 0, 1]),
+        ([[1, 1, 0]], [1, 0, 0]),  # mine . (null vector) = -1: the functional must be scaled
+    ],
 )
 def test_alpha_functional_vanishes_on_earlier_alphas_and_is_one_on_mine(earlier, mine):
     from basispath_graph.deah.witness_certificates import alpha_functional
@@ -348,3 +353,88 @@ def test_first_mismatch_finds_an_error_on_the_smallest_key_and_values_other_than
     # the multiset comparison (the general sum decides): 100 x vector 0 is not {0, 1}
     assert check(([0, 0], [0, 1], [1, 1]), ([0], [0], [100])) == 0
     assert check(([0, 0], [0, 1], [100, 100]), ([0], [0], [100])) is None
+
+
+def _witness(r) -> WitnessCertificates:
+    d = r.deah
+    return WitnessCertificates(r.network, d.bases, d.step3, ChoiceRule(r.network.widths, d.seed))
+
+
+def test_witness_certificates_of_several_blocks_are_numbered_across_them():
+    # expand_blocks numbers the paths of all blocks in order: each row's certificate is that
+    # path's, held against the global Expresser.
+    r = solve(preset_network("resnet", 6, 3), "deah-complete", 0, repair=False)
+    expresser = Expresser(r.network, r.basis)
+    paths = r.discarded_paths[:: max(1, len(r.discarded_paths) // 6)]
+    blocks = [PathBlock(tuple(l for l, _ in p), np.array([[i for _, i in p]])) for p in paths]
+    rows, idx, coef = _witness(r).expand_blocks(blocks)
+    for k, p in enumerate(paths):
+        got = list(zip(idx[rows == k].tolist(), coef[rows == k].tolist()))
+        assert got == expresser.express([l for l, _ in p], [i for _, i in p])
+
+
+def test_the_witness_peel_refuses_a_skip_weight_left_for_p0():
+    from basispath_graph.deah.witness_certificates import WitnessPeelError
+
+    r = solve(preset_network("resnet", 6, 3), "deah-complete", 0, repair=False)
+    skip = next(h for h in r.network.pairs if h[1] > h[0] + 1)
+    left = (np.array([0]), np.array([r.network.offsets[skip]]), np.array([1]))
+    with pytest.raises(WitnessPeelError, match="a skip weight is left after every block was peeled"):
+        _witness(r)._telescope(left)
+
+
+def test_certificates_of_interleaved_subroutine_and_other_rows_come_back_in_row_order():
+    # Rows of a B_r (split at their hop, hops ascending) alternate with rows that are not
+    # Subroutine rows (the recursion, given in descending order): the groups of rows start in
+    # row order but interleave. Every row gets its own certificate, the terms come back sorted
+    # by row.
+    net = preset_network("resnet", 6, 3)
+    r = solve(net, "deah-complete", 0, repair=False)
+    split = _split(r)
+    expresser = Expresser(net, r.basis)
+    rng = np.random.default_rng(5)
+    for idx in r.deah.step3.order[1:4]:
+        block = r.deah.bases[idx]
+        layers = block.layers
+        other = np.unique(np.stack([rng.integers(0, net.widths[l], 30) for l in layers], axis=1), axis=0)
+        other = other[split.split(layers, other) < 0][::-1][:5]
+        own = block.nodes[rng.choice(len(block), len(other), replace=False)]
+        own = own[np.argsort(split.split(layers, own), kind="stable")]  # groups start in row order
+        assert len(other) >= 2
+        nodes = np.empty((2 * len(other), len(layers)), dtype=np.int64)
+        nodes[0::2], nodes[1::2] = other, own
+        rows, bidx, coef = split.certificates(layers, nodes)
+        assert (np.diff(rows) >= 0).all()
+        for k in range(len(nodes)):
+            mine = list(zip(bidx[rows == k].tolist(), coef[rows == k].tolist()))
+            assert mine == expresser.express(layers, nodes[k].tolist())
+
+
+def test_wrong_row_numbers_fall_back_to_the_search():
+    # Row numbers that are not the rows' own (reversed, or past the end of B_r): the guessed hop
+    # fails the walk check and the search finds a hop that satisfies the definition.
+    net = Network.build([2, 3, 4, 3, 2, 3], [(0, 2), (1, 3), (2, 5), (3, 5)])
+    r = solve(net, "deah-complete", 0, repair=False)
+    split = _split(r)
+    chains = split.chains
+    for block in r.deah.bases.values():
+        n = len(block)
+        for numbers in (np.arange(n)[::-1], np.arange(n) + n):
+            at = split.split_subroutine_rows(block.layers, block.nodes, numbers)
+            assert (at >= 0).all()
+            for nodes, j in zip(block.nodes, at.tolist()):
+                walk_in = chains.backward(block.layers[: j + 1], [nodes[j]])[0]
+                walk_out = chains.forward(block.layers[j + 1 :], [nodes[j + 1]])[0]
+                assert (nodes[: j + 1] == walk_in).all() and (nodes[j + 1 :] == walk_out).all()
+
+
+def test_narrow_packing_only_where_no_packed_term_can_look_like_an_empty_slot():
+    narrow = Packing.for_size((1 << 22) - 2)  # basis indices up to 2**22 - 3, |coef| < 256
+    assert (narrow.bits, narrow.dtype) == (9, np.int32)
+    table = (np.array([0, 2]), np.array([(1 << 22) - 3, 0]), np.array([255, -255]))
+    assert [a.tolist() for a in narrow.merge_rows(narrow.dense(table))] == [[0, 0], [0, (1 << 22) - 3], [-255, 255]]
+    # basis index 2**22 - 1 with coefficient 255 packs to the int32 maximum, the empty slot: lost
+    lost = Packing(9, np.int32).dense((np.array([0, 1]), np.array([(1 << 22) - 1]), np.array([255])))
+    assert Packing(9, np.int32).merge_rows(lost)[0].tolist() == []
+    wide = Packing.for_size(1 << 22)  # so 2**22 basis indices need the wide packing
+    assert (wide.bits, wide.dtype) == (16, np.int64)

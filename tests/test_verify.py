@@ -454,3 +454,156 @@ def test_a_repeated_layer_is_named_as_not_ascending():
     net = Network.build([2, 2, 2], [])
     v = certify(net, [PathBlock((0, 1, 1, 2), np.array([[0, 0, 1, 0]]))])
     assert v.defect == "path 0 (0:0,1:0,1:1,2:0): layers not strictly ascending (1 then 1)"
+
+
+def test_first_mismatch_rejects_wrong_sums_that_look_right_as_multisets():
+    # basis vectors 0 = {0, 1}, 1 = {0}, 2 = {1} over m = 3 coordinates
+    from basispath_graph.linalg.checks import first_mismatch
+
+    basis = (np.array([0, 2, 3, 4]), np.array([0, 1, 0, 1]))
+
+    def check(targets, terms):
+        as_arrays = [tuple(np.array(a, dtype=np.int64) for a in x) for x in (targets, terms)]
+        return first_mismatch(basis, 3, *as_arrays)
+
+    target = ([0, 0], [0, 1], [1, 1])  # row 0: {0, 1}
+    assert check(target, ([0], [0], [1])) is None and check(target, ([0, 0], [1, 2], [1, 1])) is None
+    # a coefficient 1 is positive: 2 x vector 0 + vector 1 + vector 2 is {0: 3, 1: 3}, not {0, 1}
+    assert check(target, ([0, 0, 0], [0, 1, 2], [2, 1, 1])) == 0
+    # targets given with explicit zero values are the zero vector, not {0, 1}
+    assert check(([0, 0], [0, 1], [0, 0]), ([0], [0], [1])) == 0
+    # one target entry and no terms at all; nothing at all
+    assert check(([2], [1], [1]), ([], [], [])) == 2
+    assert check(([], [], []), ([], [], [])) is None
+
+
+def test_echelon_coordinates_back_substitute_and_need_recipes():
+    from basispath_graph.linalg.elimination import Echelon
+
+    # vectors 0 = e0 + e1 and 1 = e1; the second echelon row is e1 - (e0 + e1), so back
+    # substitution must give e0 = vector 0 - vector 1 (over Q, and modulo 7: -1 = 6)
+    for p, want in ((None, {0: 1, 1: -1}), (7, {0: 1, 1: 6})):
+        e = Echelon(modulus=p, recipes=True)
+        assert e.add([0, 1]) and e.add([1])
+        assert e.coordinates({0: 1}) == want
+    with pytest.raises(ValueError, match="coordinates need an Echelon built with recipes=True"):
+        Echelon().coordinates({0: 1})
+
+
+def test_rational_reconstruction_accepts_numerator_and_denominator_at_the_bound():
+    from fractions import Fraction
+
+    from basispath_graph.linalg.elimination import rational_reconstruction
+
+    # p = 7919: the bound is isqrt(7919 // 2) = 62, so 62 and 1/62 still lift
+    assert rational_reconstruction(62, 7919) == Fraction(62)
+    assert rational_reconstruction(pow(62, -1, 7919), 7919) == Fraction(1, 62)
+    assert rational_reconstruction(-62 * pow(61, -1, 7919) % 7919, 7919) == Fraction(-62, 61)
+
+
+@pytest.mark.parametrize("m", [5, 100], ids=["dense-rounds", "sparse-rounds"])
+def test_peel_peels_a_chain_completely_in_dense_and_in_sparse_rounds(m):
+    # {0,1}, {1,2}, {2,3}, {3,4}: round 1 peels the ends (private 0 and 4), round 2 the middle
+    # two (1 and 3 are private once the ends are gone). m = 100 makes the rounds small enough
+    # for the per-round sort instead of the dense count; both must give the same peel.
+    from basispath_graph.linalg.peeling import peel
+
+    pr = peel(np.array([0, 2, 4, 6, 8]), np.array([0, 1, 1, 2, 2, 3, 3, 4]), m)
+    assert (pr.order.tolist(), pr.private.tolist(), pr.core.tolist(), pr.rounds) == ([0, 3, 1, 2], [0, 4, 1, 3], [], 2)
+
+
+@pytest.mark.parametrize("wids", [[0, -1], [4, 0]], ids=["negative", "m"])
+def test_peel_refuses_a_weight_id_outside_0_to_m_minus_1(wids):
+    from basispath_graph.linalg.peeling import peel
+
+    with pytest.raises(ValueError, match=r"weight ids must lie in 0\.\.3"):
+        peel(np.array([0, 2]), np.array(wids), 4)
+
+
+def test_grouped_by_value_groups_values_too_wide_to_pack():
+    from basispath_graph.linalg.sparse import grouped_by_value
+
+    # 2**33 does not fit 31 bits beside the position: the stable argsort groups them
+    assert grouped_by_value(np.array([2**33, 1, 2**33, 0])).tolist() == [3, 1, 0, 2]
+    assert grouped_by_value(np.array([3, 1, 3, 0])).tolist() == [3, 1, 0, 2]  # the packed sort
+
+
+def test_describe_weight_names_the_neuron_pair_and_the_expresser_its_size():
+    from basispath_graph.verify import describe_weight
+
+    net = Network.build([2, 3, 2], [])  # weights 0..5: 0:i->1:j (i * 3 + j), 6..11: 1:i->2:j
+    assert [describe_weight(net, w) for w in (0, 5, 6, 11)] == ["0:0->1:0", "0:1->1:2", "1:0->2:0", "1:2->2:1"]
+    with pytest.raises(ValueError, match=r"weight id 12 out of range 0\.\.11"):
+        describe_weight(net, 12)
+    basis = skeleton_basis(net.widths, net.pairs)
+    assert Expresser(net, blocks_of(basis)).size == len(basis) == net.basis_size
+
+
+def test_a_verdict_cannot_be_changed_after_certify():
+    import dataclasses
+
+    net = Network.build([2, 3, 2], [])
+    v = certify(net, blocks_of(skeleton_basis(net.widths, net.pairs)))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.certified = False
+    assert v.certified and hash(v) == hash(dataclasses.replace(v))
+
+
+def test_the_earliest_duplicate_is_named_across_layer_sequences():
+    # paths 0..5: (0,1,2) x2, (0,2) x2, (0,1,2) x2; path 3 repeats path 2 (route 0,2) and path 5
+    # repeats path 0 (route 0,1,2, seen first): the earliest repeat, path 3, is named.
+    net = Network.build([2, 2, 2], [(0, 2)])
+    blocks = [
+        PathBlock((0, 1, 2), np.array([[0, 0, 0], [1, 1, 1]])),
+        PathBlock((0, 2), np.array([[0, 0], [0, 0]])),
+        PathBlock((0, 1, 2), np.array([[0, 1, 0], [0, 0, 0]])),
+    ]
+    assert certify(net, blocks).defect == "path 3 (0:0,2:0) duplicates path 2"
+
+
+def test_incremental_basis_works_modulo_its_first_prime_until_that_prime_fails():
+    inc = IncrementalBasis(None, primes=(2, 3))
+    assert inc.add([0, 1]) and inc.add([1, 2])
+    assert inc.reduce([0, 2]) == {}  # modulo 2, (0,2) = (0,1) + (1,2): the working prime is 2
+    assert inc.add([0, 2])  # modulo 3 it is independent (det 2): kept, 3 takes over
+    assert inc.reduce([0, 2]) == {} and inc.rank == 3
+    one = IncrementalBasis(None, primes=(5,))  # a single prime is enough
+    assert [one.add(r) for r in ([0, 1], [1, 0], [1])] == [True, False, True]
+
+
+def test_a_full_exact_rank_certifies_even_when_the_modular_rank_falls_short(monkeypatch):
+    # Nothing peeled and both primes pretending to lose rank (modular rank 0): the exact rank
+    # of the rows decides, and it is full, so the set is certified.
+    import importlib
+
+    from basispath_graph.linalg.peeling import PeelResult
+
+    certify_module = importlib.import_module("basispath_graph.verify.certify")  # not the function
+    net = Network.build([2, 3, 2, 2], [(0, 2)])
+    blocks = blocks_of(skeleton_basis(net.widths, net.pairs))
+    n = sum(len(b) for b in blocks)
+    empty = np.zeros(0, dtype=np.int64)
+    monkeypatch.setattr(certify_module, "peel", lambda ptr, wids, m: PeelResult(empty, empty, np.arange(n), 0))
+    monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows: 0)
+    v = certify(net, blocks)
+    assert (v.certified, v.defect, v.rank) == (True, None, n)
+
+
+def test_a_non_integer_coefficient_is_named_with_its_basis_path():
+    # Six of the ten coefficients of q in this basis are halves; the error names the one met
+    # first in the core's back substitution (highest echelon index first), path 8.
+    net = Network.build([3, 1, 1, 2, 2], [(1, 3), (2, 4)])
+    basis = [
+        ((0, 0), (1, 0), (3, 0), (4, 0)), ((0, 2), (1, 0), (3, 0), (4, 1)), ((0, 0), (1, 0), (3, 1), (4, 0)),
+        ((0, 2), (1, 0), (2, 0), (4, 0)), ((0, 0), (1, 0), (2, 0), (3, 1), (4, 0)),
+        ((0, 2), (1, 0), (2, 0), (3, 0), (4, 0)), ((0, 0), (1, 0), (3, 1), (4, 1)),
+        ((0, 1), (1, 0), (2, 0), (3, 0), (4, 1)), ((0, 1), (1, 0), (2, 0), (3, 1), (4, 0)),
+        ((0, 1), (1, 0), (2, 0), (4, 1)),
+    ]
+    sol = oracle(net).solve(basis, ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)))
+    assert [k for k, c in enumerate(sol) if c.denominator != 1] == [0, 1, 4, 5, 7, 8]
+    with pytest.raises(NonIntegralError) as err:
+        Expresser(net, blocks_of(basis)).express([0, 1, 2, 3, 4], [0, 0, 0, 0, 0])
+    assert str(err.value) == (
+        "path 0:0,1:0,2:0,3:0,4:0: coefficient -1/2 on basis path 8 (0:1,1:0,2:0,3:1,4:0) is not an integer"
+    )
