@@ -407,7 +407,8 @@ def test_public_examples_skeleton(name):
 
 def test_a_dependent_verdict_is_exact_even_when_both_primes_lose_rank(monkeypatch):
     # Swap a discarded path q into a basis: for a basis path b in q's certificate the set is
-    # still a basis (with a core: nothing peels it), for one outside it the set is dependent.
+    # still a basis, for one outside it the set is dependent (every path of it peels: the case of
+    # a full exact rank over a core is test_a_full_exact_rank_certifies_even_when_the_modular_rank_falls_short).
     # Pretend P1 and P2 both divide a minor (modular rank 0): certify must still be exact.
     import importlib
 

@@ -85,8 +85,6 @@ def inverse_on_pivots(r: np.ndarray, c: np.ndarray, v: np.ndarray, n: int, width
             core_inverse[q] = {core_rows[k]: x for k, x in square.coordinates({q: 1}).items()}
     # Forward substitution for every peel pivot's unit target at once: entries (target, coord, value).
     peel_pivots = np.flatnonzero(round_of_col >= 0)
-    target_of_pivot = np.full(width, -1, dtype=np.int64)
-    target_of_pivot[peel_pivots] = np.arange(len(peel_pivots))
     core_col = np.zeros(width, dtype=bool)
     core_col[core_pivots] = True
     buckets: dict[int, list[Terms]] = {}
