@@ -1,34 +1,71 @@
 """Resource guards: estimate what an engine will need and refuse before allocating it.
 
-Being refused with the estimate beats being killed by the operating system halfway. The
-estimates come from ``make bench`` (bench/results.md): faithful DEAH peaks at about 2 kB per
-candidate path (the union of the B_r of the selected substructures: dense-8x128, 1.35M
-candidates, 2.66 GB), the skeleton engine with certification at about 450 bytes per weight
-(dense-8x256: 1.0 GB). Time estimates come from the same runs (seconds per candidate path or
-per weight, whole solve with certificates); they only refuse when a limit is set
-(``--max-seconds`` or ``BASISPATH_MAX_SECONDS``): by default long work is allowed.
+Being refused with the estimate beats being killed by the operating system halfway. Peak memory
+and time are modelled per engine as ``fixed + per_weight * m + per_candidate * candidates``
+(``CostModel``; candidates are the paths in the B_r of the selected substructures, known after
+Step 1, before any B_r exists), fitted by bench/fit_estimates.py to the calibration runs of
+``make calibrate`` (bench/calibration.json: every engine on densenet and resnet 8xW, W 32-512).
+tests/test_guards.py holds every estimate there within 2x of the measurement. A limit refuses
+only when even the lowest estimate (``CostModel.lowest`` times the estimate: no calibration run
+needed less) is over it, so a network measured to fit is never refused. Time limits apply only when set (``--max-seconds`` or ``BASISPATH_MAX_SECONDS``): by
+default long work is allowed.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
     "ResourceLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "check_memory", "check_time",
-    "MEMORY_ENV", "TIME_ENV",
+    "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features",
 ]
 
 MEMORY_ENV = "BASISPATH_MAX_MEMORY_GB"
 TIME_ENV = "BASISPATH_MAX_SECONDS"
-BYTES_PER_CANDIDATE = 2000
-BYTES_PER_WEIGHT_SKELETON = 450
-# bench/results.md, dense-8x128 (1.35M candidates, 590k weights): faithful deah ~123 s,
-# deah-complete ~40-65 s, skeleton with certification ~2 s per million weights.
-SECONDS_PER_CANDIDATE = {"deah": 1e-4, "deah-complete": 5e-5}
-SECONDS_PER_WEIGHT_SKELETON = 2e-6
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """``fixed + per_weight * m + per_candidate * candidates`` (bytes or seconds); ``lowest``:
+    the smallest measured / estimated on the calibration runs, so ``lowest * estimate`` is a
+    bound no calibration run went under."""
+
+    fixed: float
+    per_weight: float
+    per_candidate: float = 0.0
+    lowest: float = 1.0
+
+    def __call__(self, m: int, candidates: int = 0) -> float:
+        return self.fixed + self.per_weight * m + self.per_candidate * candidates
+
+
+# Fitted by bench/fit_estimates.py to bench/calibration.json (2026-11-23, 2 cores); the last
+# number is the smallest measured / estimated there, rounded down (the largest: skeleton 1.16,
+# deah-complete 1.49, deah 1.34 for memory; 1.39, 1.74, 1.34 for time).
+MEMORY = {
+    "skeleton": CostModel(41.5e6, 525, 0, 0.85),
+    "deah-complete": CostModel(123e6, 0, 320, 0.66),
+    "deah": CostModel(57.5e6, 0, 1151, 0.74),
+}
+SECONDS = {
+    "skeleton": CostModel(0.013, 1.27e-6, 0, 0.72),
+    "deah-complete": CostModel(0.257, 0, 2.01e-6, 0.57),
+    "deah": CostModel(0, 0, 8.39e-5, 0.74),
+}
+
+
+def features(network: Network, engine: str) -> tuple[int, int]:
+    """(m, candidates) of a network for ``engine``'s estimates (Step 1 runs for the DEAH engines)."""
+    if engine == "skeleton":
+        return network.m, 0
+    from .deah.step1_substructures import run_step1
+
+    step1 = run_step1(network)
+    return network.m, candidate_paths(network, [step1.paths[i].layers for i in step1.selected])
 
 
 class ResourceLimit(LimitExceeded):
@@ -65,10 +102,27 @@ def time_limit_seconds(limit_s: float | None = None) -> float | None:
     return limit_s
 
 
-def check_time(what: str, seconds: float, limit: float | None, hint: str) -> None:
-    if limit is not None and seconds > limit:
-        shown = f"{seconds:,.0f}" if seconds >= 10 else f"{seconds:.2g}"
-        raise ResourceLimit(f"{what} would take about {shown} s, over the limit of {limit:g} s; {hint}")
+def _size(n: float) -> str:
+    """Bytes in the unit that shows them: 1.6 GB, 352 MB, 100 kB."""
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} GB"
+    if n >= 1e6:
+        return f"{n / 1e6:.0f} MB"
+    return f"{n / 1e3:.0f} kB"
+
+
+def _seconds(x: float) -> str:
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
+def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit)."""
+    seconds = model(m, candidates)
+    lowest = model.lowest * seconds
+    if limit is not None and lowest > limit:
+        raise ResourceLimit(
+            f"{what} would take about {_seconds(seconds)} s (at least {_seconds(lowest)} s), over the limit of {limit:g} s; {hint}"
+        )
 
 
 def candidate_paths(network: Network, substructures) -> int:
@@ -80,8 +134,11 @@ def candidate_paths(network: Network, substructures) -> int:
     return total
 
 
-def check_memory(what: str, needed: int, limit: int, hint: str) -> None:
-    if needed > limit:
+def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes."""
+    needed = model(m, candidates)
+    lowest = model.lowest * needed
+    if lowest > limit:
         raise ResourceLimit(
-            f"{what} would need about {needed / 1e9:.1f} GB, over the limit of {limit / 1e9:.1f} GB; {hint}"
+            f"{what} would need about {_size(needed)} (at least {_size(lowest)}), over the limit of {_size(limit)}; {hint}"
         )

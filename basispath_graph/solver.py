@@ -24,7 +24,7 @@ from .discarded import DiscardedList, DiscardedPath
 from .errors import BadInput
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
-from .guards import BYTES_PER_WEIGHT_SKELETON, MEMORY_ENV, SECONDS_PER_WEIGHT_SKELETON, TIME_ENV, check_memory, check_time
+from .guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
 from .verify.checks import Checker, check_certificates
@@ -264,10 +264,10 @@ def solve(
     timer = StageTimer(on_stage=on_stage)
     timings = timer.timings
     if engine == "skeleton":
-        check_time("skeleton", network.m * SECONDS_PER_WEIGHT_SKELETON, time_limit, f"raise --max-seconds / {TIME_ENV}")
+        check_time("skeleton", SECONDS["skeleton"], network.m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}")
         if memory_limit is not None:
             check_memory(
-                "skeleton", network.m * BYTES_PER_WEIGHT_SKELETON, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}"
+                "skeleton", MEMORY["skeleton"], network.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}"
             )
         with timer.stage("engine"):
             basis = skeleton_basis(network, seed)

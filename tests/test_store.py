@@ -307,11 +307,12 @@ def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
 def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path, store_uri):
     store = str(store_uri)
     first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
-    # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 164 kB.
+    # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 58 MB (the
+    # interpreter and libraries: guards.MEMORY's fixed part), over a limit of 100 kB.
     r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--engine", "deah", env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
     assert r.stderr == (
         f"error: {EXAMPLES / 'densenet-style.json'}: deah (82 candidate paths in the B_r of 7 substructures) would need "
-        "about 0.0 GB, over the limit of 0.0 GB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+        "about 58 MB (at least 43 MB), over the limit of 100 kB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
     )
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert [(x["id"], x["status"]) for x in runs] == [(first["run_id"], "complete")]
@@ -320,7 +321,7 @@ def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path,
 def test_memory_limit_option_and_bad_environment_value(tmp_path):
     spec = str(EXAMPLES / "resnet-style.json")
     r = cli("solve", spec, "--engine", "skeleton", "--max-memory-gb", "0.00001", check=2)
-    assert r.stderr == f"error: {spec}: skeleton would need about 0.0 GB, over the limit of 0.0 GB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+    assert r.stderr == f"error: {spec}: skeleton would need about 42 MB (at least 35 MB), over the limit of 10 kB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
     r = cli("solve", spec, env={"BASISPATH_MAX_MEMORY_GB": "lots"}, check=2)
     assert r.stderr == "error: BASISPATH_MAX_MEMORY_GB must be a number of GB, got 'lots'\n"
     cli("solve", spec, "--max-memory-gb", "1", check=0)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from .subroutine import subroutine
-from ..guards import BYTES_PER_CANDIDATE, MEMORY_ENV, SECONDS_PER_CANDIDATE, TIME_ENV, candidate_paths, check_memory, check_time
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_paths, check_memory, check_time
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
 from .step3_complete import run_step3_complete
@@ -63,17 +63,18 @@ def run_deah(
     with timer.stage("step1"):
         step1 = run_step1(network, max_substructures)
     candidates = candidate_paths(network, [step1.paths[i].layers for i in step1.selected])
-    what = f"{'deah-complete' if complete else 'deah'} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
+    engine = "deah-complete" if complete else "deah"
+    what = f"{engine} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
     check_time(
         what,
-        candidates * SECONDS_PER_CANDIDATE["deah-complete" if complete else "deah"],
+        SECONDS[engine], network.m, candidates,
         time_limit,
         f"use --engine skeleton or raise --max-seconds / {TIME_ENV}",
     )
     if memory_limit is not None:
         check_memory(
             what,
-            candidates * BYTES_PER_CANDIDATE,
+            MEMORY[engine], network.m, candidates,
             memory_limit,
             f"use --engine skeleton or raise --max-memory-gb / {MEMORY_ENV}",
         )

@@ -1,0 +1,75 @@
+"""Fit the resource estimates of basispath_graph/guards.py to the calibration runs.
+
+    python bench/fit_estimates.py [bench/calibration.json]
+
+For every engine, peak memory and time are modelled as ``fixed + per_weight * m + per_candidate
+* candidates`` (candidates: the paths in the B_r of the selected substructures, known after Step 1;
+the skeleton engine has none). The fit minimises the squared relative error with non-negative
+coefficients (then centred on the worst ratios); it prints the models to paste into guards.py and, per record, measured / estimated.
+tests/test_guards.py then holds guards.py to the same file: every ratio within [1/2, 2], and the
+refusal threshold (``LOWEST``) never above a measured peak.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from case import parse_net  # noqa: E402
+
+from basispath_graph.guards import features  # noqa: E402
+
+
+def fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Non-negative coefficients: least squares of the relative error on each subset of columns,
+    scaled so that the worst over- and under-estimate are alike; the subset with the smallest
+    worst ratio wins."""
+    best, best_err = None, np.inf
+    n = X.shape[1]
+    for k in range(1, n + 1):
+        for cols in combinations(range(n), k):
+            A = X[:, cols] / y[:, None]
+            c, *_ = np.linalg.lstsq(A, np.ones(len(y)), rcond=None)
+            if (c < 0).any():
+                continue
+            full = np.zeros(n)
+            full[list(cols)] = c
+            with np.errstate(divide="ignore"):
+                ratio = y / (X @ full)
+            if (ratio <= 0).any() or not np.isfinite(ratio).all():
+                continue
+            full *= np.sqrt(ratio.min() * ratio.max())  # centre the band: as far off above as below
+            err = np.max(np.abs(np.log((X @ full) / y)))
+            if err < best_err:
+                best, best_err = full, err
+    return best
+
+
+def main() -> None:
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "calibration.json"
+    cases = [c for c in json.loads(path.read_text())["cases"] if c["status"] == "ok"]
+    by_engine: dict[str, list] = {}
+    for c in cases:
+        m, cand = features(parse_net(c["net"]), c["kind"])
+        by_engine.setdefault(c["kind"], []).append((c["net"], m, cand, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
+    for engine, rows in by_engine.items():
+        X = np.array([[1.0, m, cand] for _, m, cand, _, _ in rows])
+        for what, col in (("seconds", 3), ("bytes", 4)):
+            y = np.array([r[col] for r in rows], dtype=float)
+            c = fit(X, y)
+            ratio = y / (X @ c)
+            print(f"{engine} {what}: CostModel({c[0]:.4g}, {c[1]:.4g}, {c[2]:.4g})  measured/estimated {ratio.min():.2f} .. {ratio.max():.2f}")
+            for (net, *_), r in zip(rows, ratio):
+                print(f"    {net:16s} {r:.2f}")
+
+
+if __name__ == "__main__":
+    main()
