@@ -354,7 +354,8 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     # Runs of one substructure in table order, in batches of bounded size: the certificates
     # come out sorted by discard, then basis index, with no reordering afterwards.
     cuts = np.flatnonzero(np.r_[True, subs[1:] != subs[:-1], True])
-    parts = []
+    indices, coefs = [], []
+    counts = np.zeros(len(subs), dtype=np.int64)  # terms per discard: the row numbers themselves are not kept
     for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         block = deah.bases[int(subs[lo])]
         for start in range(lo, hi, CERTIFICATE_BATCH):  # bounded memory per batch
@@ -362,11 +363,12 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
             # Each row's certificate is the exact sum of three certificates checked by vector
             # addition when their tables were built (split_certificates.py says why that is a check).
             r, i, c = split.certificates(block.layers, block.nodes[rows[start:stop]], rows[start:stop])
-            parts.append((r + start, i, c))
-    k, idx, coef = (np.concatenate([p[j] for p in parts]) for j in range(3))
+            counts[start:stop] = np.bincount(r, minlength=stop - start)
+            indices.append(i)
+            coefs.append(c)
     ptr = np.zeros(len(subs) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(k, minlength=len(subs)), out=ptr[1:])
-    discarded.set_certificates(ptr, idx, coef)
+    np.cumsum(counts, out=ptr[1:])
+    discarded.set_certificates(ptr, np.concatenate(indices), np.concatenate(coefs))
     return method, _recheck(network, deah, flat_basis, discarded)
 
 
