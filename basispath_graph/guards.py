@@ -7,8 +7,8 @@ Step 1, before any B_r exists), fitted by bench/fit_estimates.py to the calibrat
 ``make calibrate`` (bench/calibration.json: every engine on densenet and resnet 8xW, W 32-512).
 tests/test_guards.py holds every estimate there within 2x of the measurement. A limit refuses
 only when even the lowest estimate (``CostModel.lowest`` times the estimate: no calibration run
-needed less) is over it, so a network measured to fit is never refused. Time limits apply only when set (``--max-seconds`` or ``BASISPATH_MAX_SECONDS``): by
-default long work is allowed.
+needed less) is over it, so a network measured to fit is never refused. Time limits apply only
+when set (``--max-seconds`` or ``BASISPATH_MAX_SECONDS``): by default long work is allowed.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 
 from .sparse import Terms, gather
 
-__all__ = ["combination_equals", "first_mismatch"]
+__all__ = ["combination_equals", "first_mismatch", "path_entries"]
 
 
 def combination_equals(target: Iterable[Hashable], terms: Iterable[tuple[int, Iterable[Hashable]]]) -> bool:
@@ -35,6 +35,16 @@ def combination_equals(target: Iterable[Hashable], terms: Iterable[tuple[int, It
     for w in target:
         acc[w] = acc.get(w, 0) - 1
     return not any(acc.values())
+
+
+def path_entries(ptr: np.ndarray, wids: np.ndarray) -> Terms:
+    """Paths in CSR form (path i holds ``wids[ptr[i]:ptr[i + 1]]``) as ``first_mismatch``
+    targets: entries (path, weight, 1).
+
+    >>> [a.tolist() for a in path_entries(np.array([0, 2, 3]), np.array([4, 7, 5]))]
+    [[0, 0, 1], [4, 7, 5], [1, 1, 1]]
+    """
+    return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr)), wids, np.ones(len(wids), dtype=np.int64)
 
 
 def first_mismatch(basis: tuple[np.ndarray, np.ndarray], m: int, targets: Terms, terms: Terms) -> int | None:

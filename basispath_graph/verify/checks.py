@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg.checks import first_mismatch
+from ..linalg.checks import first_mismatch, path_entries
 from ..linalg.sparse import Terms
 from ..network import Network, PathBlock
 from .express import CertificateMismatchError
@@ -27,9 +27,7 @@ def check_certificates(network: Network, basis, targets: list[PathBlock], terms:
     (by its row, or by ``row_ids[row]`` when given).
     """
     flat = basis if isinstance(basis, tuple) else flatten_blocks(network, basis)
-    tptr, tw = flatten_blocks(network, targets)
-    t_rows = np.repeat(np.arange(len(tptr) - 1, dtype=np.int64), np.diff(tptr))
-    row = first_mismatch(flat, network.m, (t_rows, tw, np.ones(len(tw), dtype=np.int64)), terms)
+    row = first_mismatch(flat, network.m, path_entries(*flatten_blocks(network, targets)), terms)
     if row is not None:
         row = int(row_ids[row]) if row_ids is not None else row
         raise CertificateMismatchError(f"certificate of discarded path {row} does not sum to the path")

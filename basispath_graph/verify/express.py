@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import BadInput, BasispathError, NotCertified
 from ..network import Network, PathBlock
 from .certify import describe_weight, find_invalid, format_path
-from ..linalg.checks import combination_equals, first_mismatch
+from ..linalg.checks import combination_equals, first_mismatch, path_entries
 from ..linalg.elimination import Echelon, NotInSpan
 from .rank import flatten_blocks, peel
 
@@ -154,8 +154,7 @@ class Expresser:
             np.fromiter((b for b, _ in flat), dtype=np.int64, count=len(flat)),
             np.fromiter((c for _, c in flat), dtype=np.int64, count=len(flat)),
         )
-        tptr, tw = flatten_blocks(self.network, [block])
-        targets = (np.repeat(np.arange(len(block), dtype=np.int64), np.diff(tptr)), tw, np.ones(len(tw), dtype=np.int64))
+        targets = path_entries(*flatten_blocks(self.network, [block]))
         row = first_mismatch((self._ptr, self._wids), self.network.m, targets, terms)
         if row is not None:
             text = format_path(block.layers, block.nodes[int(row)].tolist())
