@@ -36,7 +36,7 @@ from .discard_table import DiscardTable
 from .step3_sdvchain import Step3Result
 from .walks import ChoiceWalks, owner_rows, route_hops
 
-__all__ = ["COMPLETE_STEPS", "CompleteStep3", "LayerDebt", "ear_order", "run_step3_complete"]
+__all__ = ["COMPLETE_STEPS", "BlockPlan", "CompleteStep3", "LayerDebt", "PaidDebt", "ear_order", "plan_blocks", "run_step3_complete"]
 
 
 # Discard.step values of deah-complete: the ear's hop rule ("prefix": differs from the kept path
@@ -69,12 +69,16 @@ class CompleteStep3(Step3Result):
 def ear_order(step1: Step1Result) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
     """p_0, then repeatedly the earliest substructure bringing exactly one new hop; when none
     does, one bringing none, else the one bringing the fewest. Returns (order, new hops each)."""
-    p0 = step1.selected[0]
-    covered = set(route_hops(step1.paths[p0].layers))
+    return _ear_order({idx: step1.paths[idx].layers for idx in step1.selected}, list(step1.selected))
+
+
+def _ear_order(layers_of: dict[int, tuple[int, ...]], selected: list[int]) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
+    p0 = selected[0]
+    covered = set(route_hops(layers_of[p0]))
     order, news_of = [p0], {p0: []}
-    rest = list(step1.selected[1:])
+    rest = list(selected[1:])
     while rest:
-        news = {idx: [h for h in route_hops(step1.paths[idx].layers) if h not in covered] for idx in rest}
+        news = {idx: [h for h in route_hops(layers_of[idx]) if h not in covered] for idx in rest}
         pick = next((idx for idx in rest if len(news[idx]) == 1), None)
         if pick is None:
             pick = next((idx for idx in rest if not news[idx]), None)
@@ -141,6 +145,55 @@ def _settle(debts: list[LayerDebt], layers: tuple[int, ...], news) -> list[tuple
     return paid
 
 
+@dataclass(frozen=True)
+class PaidDebt:
+    """A debt as a local block pays it: phi_z for every neuron z of ``layer`` becomes one of its
+    witness coordinates. phi_z(path) = [enters z over a hop in ``into``] - [leaves z over a hop
+    in ``out_of``]; on the block's own paths it is ``sign`` (``column``: where ``layer`` sits
+    in the block's layers)."""
+
+    layer: int
+    into: frozenset
+    out_of: frozenset
+    column: int
+    sign: int
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """What Step 3 decides for one selected substructure before looking at any path: its place
+    in the ear order, its rule, the hops it brings and the debts it pays."""
+
+    idx: int
+    position: int  # in the ear order, p_0 = 0
+    layers: tuple[int, ...]
+    rule: str  # "p0", "ear" or "local"
+    new_hops: tuple[tuple[int, int], ...]
+    paid: tuple[PaidDebt, ...]
+
+
+def plan_blocks(layers_of: dict[int, tuple[int, ...]], selected: list[int]) -> list[BlockPlan]:
+    """The ear order with each block's rule, new hops and paid debts, from layer sequences alone
+    (Step 1's selection, p_0 first): what ``run_step3_complete`` follows, and what ``why`` and
+    ``show`` rebuild from a stored run."""
+    order, news_of = _ear_order(layers_of, selected)
+    debts: list[LayerDebt] = []
+    plans = []
+    for position, idx in enumerate(order):
+        layers, news = tuple(layers_of[idx]), news_of[idx]
+        paying = _settle(debts, layers, set(news))
+        if position == 0:
+            rule = "p0"
+        elif len(news) == 1 and not paying:
+            rule = "ear"
+        else:
+            rule = "local"
+        paid = tuple(PaidDebt(d.layer, frozenset(d.into), frozenset(d.out_of), col, sign) for d, col, sign in paying)
+        plans.append(BlockPlan(idx, position, layers, rule, tuple(news), paid))
+        debts += _runs_debts(news)
+    return plans
+
+
 class _Witness:
     """Coordinates of the local system of one substructure: its new weights, phi_z of the debts
     it pays, and one alpha-level functional (constant over its paths)."""
@@ -149,14 +202,14 @@ class _Witness:
         self.network, self.block = network, block
         hops = route_hops(block.layers)
         self.new_cols = [k for k, h in enumerate(hops) if h in set(news)]
-        self.debts = debts  # (debt, column of layer c in block, sign: +1 in via h_in, -1 out via h_out)
+        self.debts = debts  # PaidDebt of each debt it pays
         self.base = network.m
 
     def keys(self) -> np.ndarray:
         """Per row: its weights on the new hops and its neuron at each paid debt's layer (the
         witness vector is a function of these), shape (rows, columns)."""
         cols = [self.network.weight_ids(self.block)[:, self.new_cols]]
-        cols += [self.block.nodes[:, [col]] for _, col, _ in self.debts]
+        cols += [self.block.nodes[:, [d.column]] for d in self.debts]
         return np.concatenate(cols, axis=1)
 
     def entries(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -167,8 +220,8 @@ class _Witness:
         at = np.arange(n, dtype=np.int64)
         parts = [(np.repeat(at, wids.shape[1]), wids.ravel().astype(np.int64), np.ones(wids.size, dtype=np.int64))]
         offset = self.base
-        for debt, col, sign in self.debts:
-            parts.append((at, offset + self.block.nodes[rows, col].astype(np.int64), np.full(n, sign, dtype=np.int64)))
+        for debt in self.debts:
+            parts.append((at, offset + self.block.nodes[rows, debt.column].astype(np.int64), np.full(n, debt.sign, dtype=np.int64)))
             offset += self.network.widths[debt.layer]
         parts.append((at, np.full(n, offset, dtype=np.int64), np.ones(n, dtype=np.int64)))
         return (*(np.concatenate([p[k] for p in parts]) for k in range(3)), offset + 1)
@@ -216,7 +269,7 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
     partner_of[nodes[x_rows, j] * wb + nodes[x_rows, j + 1]] = x_rows
     rest = np.flatnonzero(~first)
     partner = partner_of[nodes[rest, j] * wb + nodes[rest, j + 1]]
-    cols = [col for _, col, _ in paying]
+    cols = [d.column for d in paying]
     key = np.concatenate([nodes[rest][:, cols], nodes[partner][:, cols]], axis=1)
     firsts = first_of_each(key)
     tested = rest[firsts]
@@ -226,12 +279,12 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
         return keep
     vectors, offset = [], 0
     offsets = []
-    for debt, _, _ in paying:
+    for debt in paying:
         offsets.append(offset)
         offset += network.widths[debt.layer]
     for k in firsts.tolist():
         v: dict[int, int] = {}
-        for d, (_, _, sign) in enumerate(paying):
+        for d, sign in enumerate(debt.sign for debt in paying):
             z_q, z_x = int(key[k, d]), int(key[k, len(cols) + d])
             if z_q != z_x:
                 v[offsets[d] + z_q] = sign
@@ -250,28 +303,21 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     every witness vanishes on all earlier kept paths, so what is kept is independent of them.
     Certificates are computed afterwards, over the kept set in ``order``.
     """
-    order, news_of = ear_order(step1)
+    plans = plan_blocks({idx: step1.paths[idx].layers for idx in step1.selected}, list(step1.selected))
     chains = ChoiceWalks(network, rule)
     alive: dict[int, np.ndarray] = {}
-    rules: dict[int, str] = {}
     discards = DiscardTable(network, bases)
-    debts: list[LayerDebt] = []
-    paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = {}
-    for idx in order:
-        block, news = bases[idx], news_of[idx]
-        paying = _settle(debts, block.layers, set(news))
-        if idx == order[0]:
-            rules[idx], keep = "p0", np.ones(len(block), dtype=bool)
-        elif len(news) == 1 and not paying:
-            rules[idx] = "ear"
+    for plan in plans:
+        idx, block, news, paying = plan.idx, bases[plan.idx], list(plan.new_hops), list(plan.paid)
+        if plan.rule == "p0":
+            keep = np.ones(len(block), dtype=bool)
+        elif plan.rule == "ear":
             j, keep = owner_rows(block, news[0], chains)
             expected = network.widths[news[0][0]] * network.widths[news[0][1]]
             if int(keep.sum()) != expected:  # Subroutine's output always has them; say so if not
                 raise AssertionError(f"{block.layers}: {int(keep.sum())} owner rows for {news[0]}, expected {expected}")
             _hop_discards(discards, idx, block, news[0], j, keep, network.widths[news[0][1]])
         else:
-            rules[idx] = "local"
-            paid_debts[idx] = [(d.layer, frozenset(d.into), frozenset(d.out_of)) for d, _, _ in paying]
             # X_r(f) rows of the new hops first (they carry the new weights), then the rest.
             first = np.zeros(len(block), dtype=bool)
             index = RowIndex(block.nodes) if news else None
@@ -282,6 +328,9 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
             else:
                 keep = _keep_independent(_Witness(network, block, news, paying), first)
             discards.add_local(idx, np.flatnonzero(~keep))
-        debts += _runs_debts(news)
         alive[idx] = keep
+    order = [p.idx for p in plans]
+    news_of = {p.idx: list(p.new_hops) for p in plans}
+    rules = {p.idx: p.rule for p in plans}
+    paid_debts = {p.idx: [(d.layer, d.into, d.out_of) for d in p.paid] for p in plans if p.rule == "local"}
     return CompleteStep3([], [], alive, discards, 0, order, news_of, rules, paid_debts)
