@@ -14,7 +14,7 @@ store runs, query the graph, compare architectures.
 
 __version__ = "0.1.0"
 
-from .api import certify, compare, load_spec, preset, preset_families
+from .api import certify, compare, express, load_spec, preset, preset_families
 from .errors import BadInput, BasispathError, LimitExceeded, NotCertified, StoreError, StoreLocked, StoreUnavailable
 from .graph_store import GraphStore, StoredRun, open_store
 from .network import InvalidNetwork, Network
@@ -26,7 +26,7 @@ __all__ = [
     # networks
     "Network", "load_spec", "preset", "preset_families",
     # solving and checking
-    "solve", "SolveResult", "ENGINES", "DEFAULT_ENGINE", "certify", "Verdict", "compare",
+    "solve", "SolveResult", "ENGINES", "DEFAULT_ENGINE", "certify", "Verdict", "compare", "express",
     # stored runs
     "open_store", "GraphStore", "StoredRun",
     # errors

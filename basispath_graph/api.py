@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 
 from .analysis.compare import Comparison, column_from_result
+from .analysis.coordinates import coordinates as _coordinates
 from .errors import BadInput
 from .export import basis_paths_of, read_basis_file
 from .network import Network, PathBlock, blocks_from_json
@@ -20,7 +21,7 @@ from .spec import load_spec as _load_spec_file
 from .verify import Verdict
 from .verify import certify as _certify_blocks
 
-__all__ = ["load_spec", "preset", "preset_families", "certify", "compare"]
+__all__ = ["load_spec", "preset", "preset_families", "certify", "compare", "express"]
 
 
 def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
@@ -165,6 +166,49 @@ def certify(network: Network, basis) -> Verdict:
     if not isinstance(network, Network):
         raise BadInput(f"certify needs a Network, got {type(network).__name__}")
     return _certify_blocks(network, _basis_blocks(basis))
+
+
+def express(network: Network, basis, path) -> dict:
+    """The coordinates of any path of ``network`` over a basis (``basispath express``): integer
+    coefficients with path = sum of coef x basis path, weight by weight. This is the path's
+    coordinate vector in basis-path space, what G-SGD works with.
+
+    Parameters
+    ----------
+    network : Network
+    basis : SolveResult, StoredRun, export document, file path, or list of paths (as for :func:`certify`)
+    path : str or sequence of (layer, index) pairs
+        ``"0:1,1:0,2:1"`` or ``[(0, 1), (1, 0), (2, 1)]``.
+
+    Returns
+    -------
+    dict
+        ``{"path", "text", "coordinates": [{"coef", "path", "index"}, ...], "verified"}``:
+        non-zero coefficients only, ``index`` the basis path's position in ``basis``;
+        ``verified`` is the re-check by vector addition.
+
+    Raises
+    ------
+    BadInput
+        the path is not a path of the network (InvalidPathError) or cannot be read.
+    NotCertified
+        the basis paths are dependent (DependentBasisError).
+    ExpressError
+        the path is not in the span of the basis (NotInSpanError: too few paths) or its
+        coefficients are not integers (NonIntegralError).
+
+    Examples
+    --------
+    >>> net = load_spec({"widths": [2, 2, 2]})
+    >>> basis = [[(0, 0), (1, 0), (2, 0)], [(0, 1), (1, 0), (2, 0)], [(0, 0), (1, 1), (2, 0)],
+    ...          [(0, 0), (1, 0), (2, 1)], [(0, 0), (1, 1), (2, 1)], [(0, 1), (1, 1), (2, 1)]]
+    >>> answer = express(net, basis, "0:1,1:0,2:1")
+    >>> [(t["coef"], t["index"]) for t in answer["coordinates"]], answer["verified"]
+    ([(-1, 0), (1, 1), (1, 3)], True)
+    """
+    if not isinstance(network, Network):
+        raise BadInput(f"express needs a Network, got {type(network).__name__}")
+    return _coordinates(network, _basis_blocks(basis), path)
 
 
 def compare(*results: SolveResult, labels=None) -> Comparison:

@@ -11,13 +11,14 @@ from collections import Counter
 import numpy as np
 
 from .deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
-from .deah.step3_complete import COMPLETE_STEPS
+from .deah.local_witness import explain_local
+from .deah.step3_complete import COMPLETE_STEPS, plan_blocks
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .discarded import DiscardedPath, certificate_lengths
 from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
 from .solver import SolveResult
-from .verify import format_path, parse_path
+from .verify import format_path, read_path
 
 __all__ = ["export_document", "discard_document", "read_basis_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
 
@@ -93,21 +94,26 @@ def _explained(result: SolveResult, d: DiscardedPath) -> dict:
     }
 
 
+def _local_witness(result: SolveResult, d: DiscardedPath) -> dict:
+    """The local rule's decision on one discard, shown on its certificate (``explain_local``)."""
+    s1 = result.deah.step1
+    plans = plan_blocks({idx: s1.paths[idx].layers for idx in s1.selected}, list(s1.selected))
+    terms = [(c, result.basis_path(i)) for i, c in d.certificate]
+    return explain_local(result.network, plans, d.substructure, (d.layers, d.indices), terms)
+
+
 def discard_document(result: SolveResult, path) -> dict:
     """``SolveResult.why``: {"path", "reason", "certificate"} of one discarded path.
 
     ``path`` is text (``"0:1,1:0,2:1"``) or (layer, index) pairs; BadInput when it is not one
     of the result's discarded paths. O(number of discards) to find it."""
-    if isinstance(path, str):
-        layers, indices = parse_path(path)
-    else:
-        try:
-            layers, indices = (tuple(int(v) for v in col) for col in zip(*path))
-        except (TypeError, ValueError):
-            raise BadInput(f"a path is text like '0:1,1:0,2:1' or (layer, index) pairs, got {path!r}") from None
+    layers, indices = read_path(path)
     for d in result.discarded:
         if d.layers == layers and d.indices == indices:
-            return {"path": _path(layers, indices), **_explained(result, d)}
+            doc = {"path": _path(layers, indices), **_explained(result, d)}
+            if isinstance(d.reason, LocalDiscard):  # per path only: too heavy for a whole export
+                doc["reason"]["witness"] = _local_witness(result, d)
+            return doc
     raise BadInput(f"{format_path(layers, indices)} is not a discarded path of this result")
 
 

@@ -144,6 +144,13 @@ class SolveResult:
 
         return discard_document(self, path)
 
+    def express(self, path) -> dict:
+        """The coordinates of any path of the network over this basis (``basispath_graph.express``):
+        ``{"path", "text", "coordinates": [{"coef", "path", "index"}], "verified"}``."""
+        from .analysis.coordinates import coordinates  # analysis builds on this module
+
+        return coordinates(self.network, self.basis, path)
+
     def __repr__(self) -> str:
         return (
             f"SolveResult(network={self.network.name!r}, engine={self.engine!r}, m={self.m}, H={self.H}, "

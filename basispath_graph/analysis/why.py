@@ -8,16 +8,17 @@ stored numbering).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
+from ..deah.local_witness import explain_local
+from ..deah.step3_complete import plan_blocks
 from ..errors import BadInput
-from ..linalg.checks import combination_equals
-from ..network import Network, weight_endpoints
+from .coordinates import check_certificate, coordinates, path_weights
+from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
 from ..store.runs import network_from_row
-from ..verify import parse_path
+from ..verify import ExpressError, parse_path
 
 __all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
 
@@ -28,19 +29,6 @@ class WhyError(BadInput):
 
 def _pairs(layers, indices) -> list[list[int]]:
     return [[int(l), int(i)] for l, i in zip(layers, indices)]
-
-
-def path_weights(layers, indices) -> Counter:
-    """A path as the multiset of its weights (layer_a, index_a, layer_b, index_b)."""
-    return Counter((la, ia, lb, ib) for (la, ia), (lb, ib) in zip(zip(layers, indices), zip(layers[1:], indices[1:])))
-
-
-def check_certificate(target: tuple, terms: list[tuple[int, tuple]]) -> bool:
-    """Does sum(coef * path) equal the target path, weight by weight?"""
-    return combination_equals(
-        path_weights(*target).elements(),
-        ((coef, path_weights(layers, indices).elements()) for coef, (layers, indices) in terms),
-    )
 
 
 def _validate(network: Network, layers, indices) -> str | None:
@@ -76,7 +64,13 @@ def _weights(network: Network, ids) -> list[list[int]]:
     return weight_endpoints(network, ids or [])
 
 
-def _reason(store: Store, ctx: RunContext, d: dict) -> dict:
+def stored_plan(store: Store, run_id: str):
+    """deah-complete's plan of a stored run, rebuilt from Step 1's selection (``plan_blocks``)."""
+    rows = store.run("selected_substructures", run=run_id)
+    return plan_blocks({r["idx"]: tuple(r["layers"]) for r in rows}, [r["idx"] for r in rows])
+
+
+def _reason(store: Store, ctx: RunContext, d: dict, path=None, terms=()) -> dict:
     if d["step"] == "repair":
         what = {"drop": "dropped: dependent on the paths kept before it",
                 "readmit": "re-admitted: it raises the rank",
@@ -96,6 +90,8 @@ def _reason(store: Store, ctx: RunContext, d: dict) -> dict:
                 twin_differs=_weights(net, d["twin_differs"]),
                 agrees=_weights(net, d["agrees"]),
             )
+        if d["step"] == "local" and path is not None and sub >= 0:
+            out["witness"] = explain_local(net, stored_plan(store, ctx.run_id), sub, path, list(terms))
         return out
     pair = list(d["pair"] or [])
     layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=pair)}
@@ -113,7 +109,7 @@ def _reason(store: Store, ctx: RunContext, d: dict) -> dict:
     }
 
 
-def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict]) -> dict:
+def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict], path=None, terms=()) -> dict:
     """One reason object: the discard (SDVChain call or repair), or why a kept path is kept.
 
     A path SDVChain discarded and the repair re-admitted has two records: the repair is the
@@ -122,12 +118,36 @@ def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict]) 
     if not records:
         detail = "kept: in B_r of its substructure and never discarded" if row["kept"] else "no record stored"
         return {"step": "kept" if row["kept"] else None, "detail": detail}
-    reasons = [_reason(store, ctx, d) for d in records]
+    reasons = [_reason(store, ctx, d, path, terms) for d in records]
     main = next((r for r in reasons if r["step"] == "repair"), reasons[0])
     earlier = [r for r in reasons if r is not main]
     if earlier:
         main = {**main, "earlier": earlier[0]}
     return main
+
+
+def _coordinates_answer(store: Store, ctx: RunContext, text: str) -> dict:
+    """A valid path the run never had as a candidate: its coordinates over the run's basis,
+    in the shape of a certificate (each term with the kept path's stored id)."""
+    if ctx.status != "complete":
+        raise WhyError(f"path {text} is not a path of run {ctx.run_id}, and the run is {ctx.status}: no basis to express it over")
+    kept = store.run("kept_paths", run=ctx.run_id)
+    ids = [row["id"] for row in kept]
+    blocks = blocks_from_json([[[l, i] for l, i in zip(*parse_path(row["text"]))] for row in kept])
+    try:
+        answer = coordinates(ctx.network, blocks, text)
+    except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
+        raise WhyError(f"cannot express {text} over the basis of run {ctx.run_id}: {exc}") from None
+    return {
+        "run": ctx.run_id,
+        "path": answer["path"],
+        "id": None,
+        "status": "not a candidate",
+        "substructure": None,
+        "reason": {"step": "coordinates", "detail": "never a candidate of this run (in no B_r): its coordinates over the run's basis"},
+        "certificate": [{"coef": t["coef"], "path": t["path"], "id": ids[t["index"]]} for t in answer["coordinates"]],
+        "verified": answer["verified"],
+    }
 
 
 def explain(store: Store, run_id: str, path: str) -> dict:
@@ -150,12 +170,14 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     except StoreError as exc:
         raise WhyError(str(exc)) from None
     if not rows:
-        what = f"path id {pid}" if pid >= 0 else f"path {text}"
-        raise WhyError(f"{what} is not a path of run {run_id} (neither kept nor discarded by it)")
+        if pid >= 0:
+            raise WhyError(f"path id {pid} is not a path of run {run_id} (neither kept nor discarded by it)")
+        return _coordinates_answer(store, ctx, text)
     row = rows[0]
     layers, indices = parse_path(row["text"])
     reasons = sorted(row["reasons"] or [], key=lambda d: int(str(d["uid"]).rsplit("d", 1)[-1]))
     terms = [c for c in row["certificate"] or [] if c.get("id") is not None]
+    parsed = []
     if row["kept"]:
         certificate = [{"coef": 1, "path": _pairs(layers, indices)}]
         verified = True
@@ -169,7 +191,7 @@ def explain(store: Store, run_id: str, path: str) -> dict:
         "id": row["id"],
         "status": "kept" if row["kept"] else "discarded",
         "substructure": row["substructure"],
-        "reason": _main_reason(store, ctx, row, reasons),
+        "reason": _main_reason(store, ctx, row, reasons, None if row["kept"] else (layers, indices), parsed),
         "certificate": certificate,
         "verified": verified,
     }

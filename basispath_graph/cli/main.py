@@ -15,6 +15,7 @@ from .help import BasispathCommand, BasispathGroup
 from .solve_cmd import solve_command
 from .store_cmds import delete_command, ingest_command, query_command, run_command, runs_command
 from .compare_cmd import compare_command
+from .express_cmd import express_command
 from .show_cmd import show_command
 from .spec_cmds import presets_command, spec_app
 from .verify_cmd import verify_command
@@ -30,6 +31,7 @@ app = typer.Typer(
 )
 app.command("solve")(solve_command)
 app.command("verify")(verify_command)
+app.command("express")(express_command)
 app.command("run")(run_command)
 app.command("query")(query_command)
 app.command("ingest")(ingest_command)

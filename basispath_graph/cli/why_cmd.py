@@ -25,11 +25,43 @@ def _edges(ws) -> str:
     return " ".join(f"{a}:{i}->{b}:{j}" for a, i, b, j in ws) or "-"
 
 
+def _coords(values: dict) -> str:
+    return ", ".join(f"{name} = {v:+d}" for name, v in values.items()) or "all 0"
+
+
+def _print_local(c: Console, w: dict) -> None:
+    """The local rule's decision (deah/local_witness.py): the block's witness coordinates, the
+    path's values on them, and the kept paths of the block that add up to them."""
+    b = w["block"]
+    hops = ", ".join(f"{a}->{z}" for a, z in b["new_hops"]) or "none"
+    c.print(f"  position {b['position']} in the ear order (p_0 is 0); new layer pairs it owns: {hops}")
+    for d in b["paid_debts"]:
+        c.print(f"  it pays the layer debt at layer {d['layer']}: phi_z = flow into z over {d['into']} - flow out over {d['out_of']} ({d['sign']:+d} on its paths)")
+    c.print("  witness coordinates: its new weights, phi_z of each debt it pays, one alpha functional (+1 on its paths);")
+    c.print("  all of them vanish on every path kept before this block")
+    c.print(f"  this path on them: {_coords(w['witness'])}")
+    c.print(f"  the same values from {len(w['block_terms'])} kept path(s) of this block:")
+    for t in w["block_terms"]:
+        c.print(f"    {t['coef']:+d} x {_path_text(t['path'])}   [{_coords(t['witness'])}]")
+    earlier = "all vanish there (checked)" if w["earlier_vanish"] else "DO NOT all vanish there"
+    c.print(f"  the certificate's other {w['earlier_terms']} path(s) were kept before this block: {earlier}")
+    if w["dependent"]:
+        c.print("  so its witness vector is a combination of kept rows': dependent, discarded (checked now)")
+    else:
+        c.print("  [bold red]the block's terms do not add up to this path on the witness coordinates[/]")
+
+
 def _print(answer: dict) -> None:
     c = Console(soft_wrap=True, highlight=False)
-    c.print(f"path [bold]{_path_text(answer['path'])}[/] (id {answer['id']}) of run {answer['run']}: [bold]{answer['status']}[/]")
-    c.print(f"substructure: {answer['substructure']}")
+    stored = f" (id {answer['id']})" if answer["id"] is not None else ""
+    c.print(f"path [bold]{_path_text(answer['path'])}[/]{stored} of run {answer['run']}: [bold]{answer['status']}[/]")
     r = answer["reason"]
+    if r.get("step") == "coordinates":
+        c.print(f"{r['detail']}:")
+        c.print("coordinates (this path = sum of coef x basis path):")
+        _print_terms(c, answer)
+        return
+    c.print(f"substructure: {answer['substructure']}")
     if r.get("step") in ("chain", "head"):
         how = "inside chain" if r["step"] == "chain" else "chain head against Q_t element, chain"
         c.print(f"discarded by SDVChain, {how} {r['chain']}: based on B of {r['pair']['from']}, discarding from {r['pair']['to']}")
@@ -46,11 +78,9 @@ def _print(answer: dict) -> None:
             c.print(f"  kept path's part: {_edges(r['twin_differs'])}")
             c.print(f"  this path's part: {_edges(r['differs'])}")
     elif r.get("step") == "local":
-        c.print(
-            f"discarded by deah-complete's local rule in substructure {r['substructure']}: on its witness coordinates "
-            "(new weights, layer debts it pays, its alpha functional) it is a combination of the paths kept there, "
-            "and those coordinates vanish on every path kept before (docs/deah-complete.md)"
-        )
+        c.print(f"discarded by deah-complete's local rule in substructure {r['substructure']}")
+        if "witness" in r:
+            _print_local(c, r["witness"])
     elif r.get("step") == "repair":
         c.print(f"repair: {r['detail']}")
         if "earlier" in r:
@@ -60,12 +90,16 @@ def _print(answer: dict) -> None:
         c.print(r.get("detail", ""))
     if answer["status"] == "discarded":
         c.print("certificate (this path = sum of coef x kept path):")
-        for term in answer["certificate"]:
-            c.print(f"  {term['coef']:+d} x {_path_text(term['path'])}")
-        if answer["verified"]:
-            c.print("[green]verified now by vector addition[/]")
-        else:
-            c.print("[bold red]CERTIFICATE DOES NOT CHECK: the stored coefficients do not sum to this path[/]")
+        _print_terms(c, answer)
+
+
+def _print_terms(c: Console, answer: dict) -> None:
+    for term in answer["certificate"]:
+        c.print(f"  {term['coef']:+d} x {_path_text(term['path'])}")
+    if answer["verified"]:
+        c.print("[green]verified now by vector addition[/]")
+    else:
+        c.print("[bold red]CERTIFICATE DOES NOT CHECK: the coefficients do not sum to this path[/]")
 
 
 def _check_path_argument(path: str) -> None:
@@ -83,10 +117,12 @@ def why_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
-    """Why was a path kept or discarded? Shows the SDVChain call or repair and the certificate.
+    """Why was a path kept or discarded? Shows the rule that decided it and the certificate.
 
-    The certificate is re-verified by vector addition every time; exit code 1 when it does
-    not check.
+    For a discard: the rule (SDVChain call, hop rule, local rule with its witness coordinates,
+    repair) and the certificate. For a path of the network that was never a candidate: its
+    coordinates over the run's basis. The coefficients are re-verified by vector addition every
+    time; exit code 1 when they do not check.
 
     Example:
 

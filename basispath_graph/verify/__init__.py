@@ -5,7 +5,7 @@ dependence) by integer combinations re-added exactly (``rank.exact_rank_of_rows`
 certificates for discarded paths are integer combinations checked by re-adding the vectors.
 """
 
-from .certify import Verdict, certify, describe_weight, find_duplicate, find_invalid, format_path, parse_path
+from .certify import Verdict, certify, describe_weight, find_duplicate, find_invalid, format_path, parse_path, read_path
 from .express import (
     CertificateMismatchError,
     DependentBasisError,
@@ -32,7 +32,7 @@ from .rank import (
 )
 
 __all__ = [
-    "Verdict", "certify", "describe_weight", "find_duplicate", "find_invalid", "format_path", "parse_path",
+    "Verdict", "certify", "describe_weight", "find_duplicate", "find_invalid", "format_path", "parse_path", "read_path",
     "Expresser", "ExpressError", "InvalidPathError", "DependentBasisError", "NotInSpanError",
     "NonIntegralError", "CertificateMismatchError",
     "P1", "P2", "PRIMES", "IncrementalBasis", "ModPElimination", "PeelResult", "flatten_blocks",

@@ -23,6 +23,7 @@ __all__ = [
     "find_duplicate",
     "format_path",
     "parse_path",
+    "read_path",
     "describe_weight",
 ]
 
@@ -57,6 +58,18 @@ def parse_path(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         layers.append(int(parts[0]))
         indices.append(int(parts[1]))
     return tuple(layers), tuple(indices)
+
+
+def read_path(path) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(layers, indices) of a path given as text ``"0:1,1:0,2:1"`` (:func:`parse_path`) or as
+    (layer, index) pairs; BadInput when it is neither."""
+    if isinstance(path, str):
+        return parse_path(path)
+    try:
+        layers, indices = (tuple(int(v) for v in col) for col in zip(*path))
+    except (TypeError, ValueError):
+        raise BadInput(f"a path is text like '0:1,1:0,2:1' or (layer, index) pairs, got {path!r}") from None
+    return layers, indices
 
 
 def describe_weight(network: Network, w: int) -> str:
