@@ -8,7 +8,8 @@ MATCH (:Run {id: $run})-[:`ON`]->(n:Network)-[:HAS_LAYER]->(l:Layer {`index`: $l
 WHERE 0 <= $neuron AND $neuron < l.width
 OPTIONAL MATCH (n)-[:HAS_LAYER]->(before:Layer)
 WHERE before.`index` < $layer
-WITH coalesce(sum(before.width), 0) + $neuron AS neuron
+// grouped by l: with no such layer there is no group (a bare sum would give a row with 0)
+WITH l, coalesce(sum(before.width), 0) + $neuron AS neuron
 MATCH (b:BasisPath {run: $run})
 WHERE neuron IN b.nodes
 RETURN b.id AS id, b.text AS text, b.kept AS kept
