@@ -92,6 +92,21 @@ def test_hops_of_every_substructure_path(solved):
             assert any(not row["selected"] for row in expected) and any(row["selected"] for row in expected)
 
 
+def test_hops_keep_their_order_past_one_batch(solved):
+    """collect() after WITH ... ORDER BY ... SKIP 0 keeps the order on more rows than one batch
+    of LadybugDB's (2048): 16 layers with a skip over every layer have 987 substructure paths and
+    thousands of hops."""
+    uri, _ = solved
+    net = Network.build([1] * 16, [(i, i + 2) for i in range(14)], "long")
+    with open_store(uri, write=True) as store:
+        outcome = execute_run(store, net, "deah-complete")
+        rows = store.run("substructure_hops", run=outcome.run_id)
+    paths = outcome.result.deah.step1.paths
+    assert len(rows) == len(paths) == 987 and sum(len(r["hops"]) for r in rows) > 2048
+    assert rows == [{"idx": i, "layers": list(paths[i].layers), "selected": i in outcome.result.deah.step1.selected,
+                     "hops": hops(paths[i].layers)} for i in sorted(paths)]
+
+
 # -- (b) paths through a neuron ----------------------------------------------------------------
 
 def expected_through(result, layer: int, neuron: int) -> list[dict]:
@@ -196,6 +211,15 @@ def test_relationship_type_is_label_in_ladybug_and_type_in_neo4j(solved):
         assert "Unknown function 'label'" in str(refused.value)
     else:
         assert str(refused.value) == "Catalog exception: function TYPE does not exist."
+    # and a node's label: text from both functions in LadybugDB, a list from labels() in Neo4j
+    node = "MATCH (s:SubstructurePath) RETURN DISTINCT {}(s) AS t"
+    with open_store(uri) as store:
+        if store.backend == "neo4j":
+            assert store.query(node.format("labels")) == (["t"], [[["SubstructurePath"]]])
+            with pytest.raises(StoreError, match="Unknown function 'label'"):
+                store.query(node.format("label"))
+        else:
+            assert store.query(node.format("labels")) == store.query(node.format("label")) == (["t"], [["SubstructurePath"]])
 
 
 # -- --file errors -------------------------------------------------------------------------------
