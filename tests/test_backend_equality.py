@@ -272,6 +272,7 @@ READ_QUERIES = {
     "list_networks", "list_runs", "read_shares_edge", "read_subdivides", "show_certificate", "show_chains",
     "show_discard_steps", "show_path_by_id", "show_path_by_text", "show_run_summary", "show_substructures",
     "substructure_layers", "run_paths", "why",
+    "shared_layer_pairs", "substructure_hops", "paths_through_neuron", "substructure_counts",  # questions
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {
@@ -311,7 +312,8 @@ def _params(s: Stored, store, case) -> dict:
     (pid, text), = rows
     (run,) = store.run("get_run", id=rid)
     _, engine = case
-    return {"run": rid, "id": pid, "text": text, "key": run["key"], "engine": engine, "seed": 0, "idxs": [0, 1, 2, 3]}
+    return {"run": rid, "id": pid, "text": text, "key": run["key"], "engine": engine, "seed": 0, "idxs": [0, 1, 2, 3],
+            "p": 0, "q": 1, "layer": 1, "neuron": 0}
 
 
 def _read_answers(s: Stored, store) -> dict:
@@ -349,10 +351,11 @@ def test_every_read_query_answers_the_same(stored):
     # not vacuous: the per-run queries found the run
     for case in CASES:
         for name in ("compare_run", "get_run", "show_run_summary", "why", "show_path_by_id", "show_path_by_text",
-                     "count_kept", "find_complete_run"):
+                     "count_kept", "find_complete_run", "paths_through_neuron"):
             assert lady[(case, name)], (case, name)
         if case[1] != "skeleton":
-            for name in ("show_certificate", "show_substructures", "read_subdivides", "show_discard_steps"):
+            for name in ("show_certificate", "show_substructures", "read_subdivides", "show_discard_steps",
+                         "substructure_hops", "substructure_counts"):
                 assert lady[(case, name)], (case, name)
         if case[1] == "deah":  # deah-complete builds no chains
             assert lady[(case, "show_chains")], case

@@ -178,6 +178,10 @@ def test_cli_outside_the_checkout(installed):
         "-p", f"run={run_id}", "--store", store, "--json"))
     discarded_id = rows[0]["id"]
 
+    # a packaged query by name, from a folder that has no such file (values: fig1b deah, as in docs/graph-model.md)
+    rows = json.loads(_cli(installed, "query", "--file", "substructure_counts", "-p", f"run={run_id}", "--store", store, "--json"))
+    assert [(r["idx"], r["kept"], r["discarded"], r["chain"]) for r in rows] == [(0, 8, 5, 5), (1, 8, 3, 3), (2, 0, 0, 0), (3, 9, 0, 0)]
+
     why = json.loads(_cli(installed, "why", run_id, str(discarded_id), "--store", store, "--json"))
     assert why["status"] == "discarded" and why["verified"] is True
     assert why["reason"]["step"] == "chain" and len(why["certificate"]) >= 2

@@ -20,6 +20,7 @@ from ..spec import SpecError, load_spec
 from ..pipeline import execute_run
 from ..store import StoreError
 from ..store.base import WriteRefused
+from ..store.library import shared_query_file
 from ..store.runs import delete_run, ingest_network, list_runs, load_run_for_resume, open_run_store, run_status
 from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_network, table_console, time_limit
 from .help import ENGINE_HELP
@@ -221,15 +222,50 @@ def _jsonable(value):
     return str(value)
 
 
+FILE_HELP = (
+    "Read the query from this file instead of the argument; a bare NAME that is no file reads the "
+    "packaged cypher/queries/NAME.cypher (e.g. --file shared_layer_pairs)."
+)
+
+
+def _query_file(given: str) -> Path:
+    """--file's path: the file itself, else the library's query of that name (one error line)."""
+    path = Path(given)
+    if path.is_file():
+        return path
+    if path.exists():
+        raise fail(f"--file {given}: not a file")
+    named = shared_query_file(given)
+    if named is None:
+        raise fail(f"--file {given}: no such file, and no query of that name in the query library")
+    return named
+
+
+def _query_text(cypher: Optional[str], file: Optional[str]) -> str:
+    """The Cypher to run: the argument or the --file, exactly one of them."""
+    if cypher is not None and file is not None:
+        raise fail("give the query as an argument or with --file, not both")
+    if cypher is None and file is None:
+        raise fail("missing the query: give it as an argument or with --file PATH")
+    if cypher is not None:
+        return cypher
+    path = _query_file(file)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"--file {file}: cannot read it ({exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'})") from None
+
+
 def query_command(
-    cypher: str = typer.Argument(..., help="A Cypher query; values go in as $parameters."),
+    cypher: Optional[str] = typer.Argument(None, help="A Cypher query; values go in as $parameters. Or use --file."),
+    file: Optional[str] = typer.Option(None, "--file", "-f", metavar="PATH|NAME", help=FILE_HELP),
     param: List[str] = typer.Option([], "--param", "-p", metavar="KEY=VALUE", help=PARAM_HELP),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print rows as JSON objects."),
     write: bool = typer.Option(False, "--write", help="Allow the query to write (otherwise the store is opened read-only)."),
     wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
-    """Run a Cypher query against the store and print the rows. Read-only unless --write.
+    """Run a Cypher query (the argument, or --file) against the store and print the rows. Read-only unless --write.
 
     Values go in as $parameters with --param KEY=VALUE: JSON when it parses, else text; a
     number that is the id of a stored run stays text, so --param run=12345678 finds run
@@ -239,7 +275,10 @@ def query_command(
 
         basispath query --json --param run=3fa2c1d0 'MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n'
         basispath query --param run=3fa2c1d0 --param id=7 'MATCH (b:BasisPath {run: $run, id: $id}) RETURN b.text AS path'
+        basispath query --file shared_layer_pairs --param run=3fa2c1d0 --param p=0 --param q=1
+        basispath query --file my-question.cypher --param run=3fa2c1d0
     """
+    cypher = _query_text(cypher, file)
     params = dict(_parse_param(p) for p in param)
     missing = _missing_params(cypher, params)
     if missing:

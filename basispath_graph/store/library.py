@@ -9,11 +9,12 @@ of the statements.
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["QueryLibrary", "cypher_dir"]
+__all__ = ["QueryLibrary", "cypher_dir", "shared_query_file"]
 
 
 def cypher_dir() -> Path:
@@ -39,6 +40,20 @@ def cypher_dir() -> Path:
         + ", ".join(str(c) for c in candidates)
         + "); reinstall basispath-graph or set BASISPATH_CYPHER_DIR"
     )
+
+
+def shared_query_file(name: str) -> Path | None:
+    """``cypher/queries/NAME.cypher`` of the library (NAME may end in ``.cypher``), or None when
+    NAME is not a bare query name or the library has no such file. What ``basispath query --file
+    NAME`` reads when NAME is not a file: installed wheels carry the library as package data."""
+    stem = name[: -len(".cypher")] if name.endswith(".cypher") else name
+    if not re.fullmatch(r"[A-Za-z0-9_]+", stem):  # a bare name: nothing like ../ gets out of queries/
+        return None
+    try:
+        path = cypher_dir() / "queries" / f"{stem}.cypher"
+    except FileNotFoundError:  # no library at all: the name names nothing
+        return None
+    return path if path.is_file() else None
 
 
 def split_statements(text: str) -> list[str]:
