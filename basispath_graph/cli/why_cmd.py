@@ -12,7 +12,7 @@ from ..analysis.why import WhyError, explain
 from ..store import StoreError
 from .common import fail
 from .common import failure
-from .store_cmds import STORE_HELP, open_for_cli
+from .store_cmds import STORE_HELP, WAIT_HELP, open_for_cli
 
 EXIT_NOT_VERIFIED = 1
 
@@ -116,6 +116,7 @@ def why_command(
     path: str = typer.Argument(..., help="A stored path id, or a path written layer:index pairs, e.g. 0:1,2:0,4:2."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
 ) -> None:
     """Why was a path kept or discarded? Shows the rule that decided it and the certificate.
 
@@ -129,7 +130,7 @@ def why_command(
         basispath why 3fa2c1d0 0:1,1:0,2:0,4:0
     """
     _check_path_argument(path)
-    with open_for_cli(store, write=False) as s:
+    with open_for_cli(store, write=False, wait=wait) as s:
         try:
             answer = explain(s, run_id, path)
         except WhyError as exc:
