@@ -11,16 +11,17 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..deah.step3_complete import COMPLETE_STEPS, BlockPlan, plan_blocks
+from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..export import discards_by_step
 from ..network import Network
+from ..show.model import load_overview
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
 from ..store.runs import network_key
 
-__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "stored_plan", "table_rows", "METRICS", "STEP_ORDER"]
+__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
@@ -107,15 +108,6 @@ def column_from_result(label: str, result) -> Column:
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 
 
-def stored_plan(store: Store, run_id: str) -> list[BlockPlan]:
-    """deah-complete's Step 3 plan of a stored run, rebuilt from its selected substructures
-    (none stored yet: no plan)."""
-    selected = sorted((r for r in store.run("show_substructures", run=run_id) if r["selected"]), key=lambda r: r["position"])
-    if not selected:
-        return []
-    return plan_blocks({int(r["idx"]): tuple(r["layers"]) for r in selected}, [int(r["idx"]) for r in selected])
-
-
 def column_from_run(store: Store, run_id: str, label: str | None = None) -> Column | None:
     rows = store.run("compare_run", run=run_id)
     if not rows:
@@ -137,7 +129,7 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
             values.update(chains=int(r["chains"]))
             steps = SDVCHAIN_STEPS
         else:
-            values.update(_rule_values(p.rule for p in stored_plan(store, run_id)))
+            values.update(_rule_values(b.rule for b in load_overview(store, run_id).plan))  # rebuilt from the stored selection
             steps = COMPLETE_STEPS
         values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
     timings = json.loads(r["timings"]) if r["timings"] else {}
