@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .analysis.compare import Comparison, column_from_result
+from .analysis.compare import Comparison, column_from_result, column_label
 from .analysis.coordinates import coordinates as _coordinates
 from .errors import BadInput
 from .export import basis_paths_of, read_basis_file
@@ -221,7 +221,8 @@ def compare(*results: SolveResult, labels=None) -> Comparison:
     ----------
     *results : SolveResult
     labels : sequence of str, optional
-        Column names (default: ``"<network name> (<engine>)"``).
+        Column names (default: ``"<network name> (<engine>)"``; labels two columns share get
+        their source and column number appended).
 
     Returns
     -------
@@ -237,7 +238,7 @@ def compare(*results: SolveResult, labels=None) -> Comparison:
     [40, 72]
     """
     if labels is None:
-        labels = [f"{r.network.name or 'network'} ({r.engine})" for r in results]
+        labels = [column_label(r.network.name or "network", r.engine) for r in results]
     labels = list(labels)
     if len(labels) != len(results):
         raise BadInput(f"{len(labels)} labels for {len(results)} results")

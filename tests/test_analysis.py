@@ -4,10 +4,12 @@ tests/conftest.py ``store_uri``)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from basispath_graph import compare, preset, solve
 from basispath_graph.analysis.why import explain
 from basispath_graph.store import open_store
 
@@ -109,8 +111,9 @@ def test_compare_three_specs_prints_the_table_and_writes_a_png(tmp_path):  # no 
     png = tmp_path / "cmp.png"
     specs = [str(EXAMPLES / f"{n}.json") for n in ("mlp", "resnet-style", "densenet-style")]
     r = cli("compare", *specs, "--engine", "deah", "--store", str(tmp_path / "nostore"), "--plot", str(png), check=0)
-    for label in ("mlp (deah)", "resnet-style (deah)", "densenet-style (deah)", "|B| / m", "repairs", "T chains"):
+    for label in ("mlp (deah)", "resnet-style (deah)", "densenet-style (deah)", "repairs", "T chains"):
         assert label in r.stdout
+    assert "|B| / m" not in r.stdout  # always (m - H) / m: it told nothing
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000
     cols = json.loads(cli("compare", *specs, "--engine", "deah", "--json", "--store", str(tmp_path / "nostore"), check=0).stdout)
     assert [(c["m"], c["H"], c["basis_size"], c["repairs"]) for c in cols] == [(78, 12, 66, 0), (150, 20, 130, 10), (67, 9, 58, 4)]
@@ -123,6 +126,9 @@ def test_compare_uses_stored_runs_and_two_engines(stored):
                           "--store", store, "--json", check=0).stdout)
     assert [c["source"] for c in cols] == [f"run {run}", f"run {run}", "solved now"]
     assert [c["engine"] for c in cols] == ["deah", "deah", "skeleton"]
+    # the same run twice: its label would be shared, so each says its source, then its column
+    assert [c["label"] for c in cols] == [f"densenet-style (deah, run {run}, column 1)", f"densenet-style (deah, run {run}, column 2)",
+                                          "densenet-style (skeleton)"]
     assert {c["basis_size"] for c in cols} == {58}
 
 
@@ -130,3 +136,62 @@ def test_compare_refuses_unknown_items(stored):
     store, _ = stored
     r = cli("compare", "nope", "--store", store, check=2)
     assert r.stderr == "error: nope: neither a spec file nor a run id in this store\n"
+
+
+def test_compare_columns_name_their_engine_in_the_table_and_the_json(tmp_path):
+    spec = str(EXAMPLES / "resnet-style.json")
+    args = ("compare", spec, "-e", "deah", "-e", "deah-complete", "--store", str(tmp_path / "nostore"))
+    cols = json.loads(cli(*args, "--json", check=0).stdout)
+    assert [(c["label"], c["engine"]) for c in cols] == [("resnet-style (deah)", "deah"), ("resnet-style (deah-complete)", "deah-complete")]
+    header = cli(*args, check=0).stdout.splitlines()[1]
+    assert "resnet-style (deah)" in header and "resnet-style (deah-complete)" in header
+
+
+def test_compare_makes_labels_of_the_same_network_and_engine_distinct():
+    net = preset("resnet", 4, 2)
+    table = compare(solve(net, engine="deah"), solve(net, engine="deah"))
+    assert [c.label for c in table.columns] == ["resnet-4x2 (deah, solved now, column 1)", "resnet-4x2 (deah, solved now, column 2)"]
+    assert [c["label"] for c in table.to_json()] == [c.label for c in table.columns]
+
+
+@pytest.fixture(scope="module")
+def engines_figure():
+    """deah and deah-complete on a network where deah-complete uses all three rules."""
+    net = preset("resnet", 6, 2)
+    results = [solve(net, engine=e) for e in ("deah", "deah-complete")]
+    table = compare(*results)
+    return results, table, table.figure()
+
+
+def _bars(ax) -> dict[str, list[float]]:
+    return {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
+
+
+def test_compare_plot_draws_the_discards_of_each_engine_by_rule(engines_figure):
+    (deah, complete), _, fig = engines_figure
+    discards = _bars(fig.axes[0])
+    counts = complete.deah.step3.rule_counts()
+    assert all(counts[step] > 0 for step in ("prefix", "suffix", "local"))
+    for step, label in (("prefix", "ear hop rule, prefix"), ("suffix", "ear hop rule, suffix"), ("local", "local rule")):
+        assert discards[f"deah-complete: {label}"] == [0, counts[step]]
+    chain_steps = Counter(d.step for d in deah.deah.step3.discards)
+    assert discards["deah: SDVChain, in chains"] == [chain_steps["chain"], 0]
+    assert discards["deah: SDVChain, by chain heads"] == [chain_steps["head"], 0]
+    assert discards["repairs (drops + re-admissions)"] == [len(deah.repairs), 0]
+    rules = Counter(complete.deah.step3.rules.values())
+    blocks = _bars(fig.axes[1])
+    assert blocks["deah-complete: ear blocks (one new layer pair)"] == [0, rules["ear"]]
+    assert blocks["deah-complete: local blocks"] == [0, rules["local"]] and rules["local"] > 0
+    assert blocks["deah: T chains"] == [len(deah.deah.step3.chains), 0]
+
+
+def test_compare_plot_has_no_ratio_panel_and_its_legends_cover_no_bar(engines_figure):
+    _, _, fig = engines_figure
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 3 and not any("|B|" in t for t in titles)
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)  # lay out (constrained) before measuring
+    for ax in fig.axes:
+        legend = ax.get_legend().get_window_extent(renderer)
+        bars = [p.get_window_extent(renderer) for p in ax.patches if p.get_height() > 0]
+        assert bars and not any(legend.overlaps(b) for b in bars), ax.get_title()

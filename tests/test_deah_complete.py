@@ -212,6 +212,11 @@ def test_stored_run_why_and_compare_name_the_rules(tmp_path, store_uri):  # on b
         assert text in out and "verified now by vector addition" in out
     table = cli("compare", run["run_id"], "--store", store, check=0).stdout
     assert "discards: local rule (deah-complete)" in table and "18" in table
+    # the blocks per rule, rebuilt from the stored substructures, are the solve's
+    rules = Counter(solve(preset_network("resnet", 6, 2), "deah-complete").deah.step3.rules.values())
+    [column] = json.loads(cli("compare", run["run_id"], "--store", store, "--json", check=0).stdout)
+    assert (column["label"], column["ear_blocks"], column["local_blocks"]) == ("resnet-6x2 (deah-complete)", rules["ear"], rules["local"])
+    assert "chains" not in column and "chain_discards" not in column  # SDVChain's rows are deah's
 
 
 def test_discards_are_arrays_read_as_records_the_same_way_by_index_and_by_iteration():

@@ -17,8 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from basispath_graph.presets import preset_network
+from basispath_graph.show import load_overview
 from basispath_graph.show.dot import _q
-from basispath_graph.show.model import RunInfo, ShowError, find_path, load_path_view
+from basispath_graph.show.draw import ear_order_lines
+from basispath_graph.show.model import RunInfo, ShowError, block_text, find_path, load_path_view
+from basispath_graph.show.palette import RULE_COLOURS
+from basispath_graph.solver import solve
 from basispath_graph.show.palette import colours
 from basispath_graph.store import open_store
 
@@ -29,6 +34,8 @@ from .conftest import BACKEND_PARAMS, module_store
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "examples" / "densenet-style.json"
+# deah-complete uses all three rules on it (p_0, ear and local blocks, one paying a layer debt)
+COMPLETE_NETWORK = preset_network("resnet", 6, 2)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -54,7 +61,10 @@ def _rows(result: subprocess.CompletedProcess) -> list[dict]:
 def shown(request, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("show")
     store = module_store(request, tmp_path_factory, "show-store")  # these tests only read it
+    spec = root / "resnet-6x2.json"
+    spec.write_text(json.dumps(COMPLETE_NETWORK.to_dict()))
     run_id = _run_id(run_all({"run": (["run", SPEC, "--store", store, "--engine", "deah", "--json"], root)})["run"])
+    complete_id = _run_id(run_all({"run": (["run", spec, "--store", store, "--engine", "deah-complete", "--json"], root)})["run"])
     with open_store(str(store)) as s:  # read-only: the CLI calls below read the store too
         _, rows = s.query(
             "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath) MATCH (b)-[:CERTIFIED_BY]->(k:BasisPath) "
@@ -76,14 +86,20 @@ def shown(request, tmp_path_factory: pytest.TempPathFactory):
         "path0_png": (["show", run_id, *s, "--path", "0", "--format", "png", "-o", out / "path0.png"], root),
         "cert_dot": (["show", run_id, *s, "--path", discarded["text"], "--certificate"], root),
         "cert_svg": (["show", run_id, *s, "--path", str(discarded["id"]), "--certificate", "-o", out / "cert.svg"], root),
+        "complete_dot": (["show", complete_id, *s], root),
+        "complete_png": (["show", complete_id, *s, "-o", out / "complete.png"], root),
         "bad_run": (["show", "nope0000", *s], root),
         "bad_path_id": (["show", run_id, *s, "--path", "99999"], root),
         "bad_path_text": (["show", run_id, *s, "--path", "0:9,1:9"], root),
     }
     results = run_all(jobs)
+    with open_store(str(store)) as st:
+        complete_overview = load_overview(st, complete_id)
     return {
         "results": results,
         "run_id": run_id,
+        "complete_id": complete_id,
+        "complete_overview": complete_overview,
         "chains": _rows(results["chains"])[0]["n"],
         "discarded": discarded,
         "path0_layers": path0_layers,
@@ -135,6 +151,60 @@ def test_dot_overview_structure(shown) -> None:
     assert "densenet-style" in title and f"T = {shown['chains']} chains" in title and "certified" in title
 
 
+# -- a deah-complete run: its ear order, not chains -------------------------------------------
+
+def _step3():
+    return solve(COMPLETE_NETWORK, engine="deah-complete").deah.step3
+
+
+def test_dot_of_a_deah_complete_run_draws_its_ear_order(shown) -> None:
+    step3 = _step3()
+    assert set(step3.rules.values()) == {"p0", "ear", "local"} and any(step3.paid_debts.values())
+    text = _ok(shown, "complete_dot").stdout.decode()
+    lines = text.splitlines()
+    title = _attr(lines[2], "label") or ""
+    rules = Counter(step3.rules.values())
+    assert f"ear order: p_0, {rules['ear']} ear, {rules['local']} local" in title
+    assert "chains" not in title and "T = " not in title
+    # the ear order: p<idx> -> p<idx> edges, in order
+    order = [(int(m.group(1)), int(m.group(2))) for line in lines if _attr(line, "class") == "ear-order"
+             and (m := re.match(r"\s*p(\d+) -> p(\d+) \[", line))]
+    assert order == list(zip(step3.order, step3.order[1:]))
+    # each block: its rule, and the layer pairs it owns (p_0 owns the consecutive ones)
+    nodes = {int(m.group(1)): line for line in lines if (m := re.match(r"\s*p(\d+) \[label", line))}
+    assert set(nodes) == set(step3.order)
+    for idx, line in nodes.items():
+        assert _attr(line, "class") == step3.rules[idx]
+        label = _attr(line, "label") or ""
+        if step3.rules[idx] != "p0":
+            owns = ", ".join(f"({a}, {b})" for a, b in step3.new_hops[idx]) or "no layer pair"
+            assert f"{step3.rules[idx]}: owns {owns}" in label
+        for layer, into, out_of in step3.paid_debts.get(idx, []):
+            assert f"pays the debt of layer {layer} (in over {', '.join(f'({a}, {b})' for a, b in sorted(into))}" in label
+    # G^S: every layer pair labelled with the block that brought it
+    owner = {h: idx for idx, hops in step3.new_hops.items() for h in hops}
+    owner |= {(l, l + 1): step3.order[0] for l in range(COMPLETE_NETWORK.L)}
+    edges = {(int(m.group(1)), int(m.group(2))): _attr(line, "label") for line in lines if (m := re.match(r"\s*L(\d+) -> L(\d+) \[", line))}
+    assert edges == {h: f"p{idx}" for h, idx in owner.items()}
+    legend = text[text.index("legend [") :]
+    assert "ear order: " + " -&gt; ".join(f"p{idx}" for idx in step3.order) in legend
+
+
+def test_picture_of_a_deah_complete_run_lists_its_ear_order(shown) -> None:
+    step3, ov = _step3(), shown["complete_overview"]
+    assert [b.idx for b in ov.plan] == step3.order
+    assert {b.idx: b.rule for b in ov.plan} == step3.rules
+    assert {b.idx: list(b.new_hops) for b in ov.plan} == step3.new_hops
+    assert {b.idx: [(d.layer, d.into, d.out_of) for d in b.paid] for b in ov.plan if b.rule == "local"} == step3.paid_debts
+    lines = ear_order_lines(ov, 200)  # what the PNG/SVG prints under G^S, one line per block here
+    assert [(text.split(":")[0], colour) for text, colour in lines] == [
+        (f"#{k + 1} p{idx}", RULE_COLOURS[step3.rules[idx]]) for k, idx in enumerate(step3.order)]
+    assert all(text.endswith(block_text(b)) for (text, _), b in zip(lines, ov.plan))
+    sizes, _ = ov.counts()  # the picture's second title line
+    assert "ear order: p_0, {} ear, {} local".format(*(Counter(step3.rules.values())[r] for r in ("ear", "local"))) in sizes
+    assert not any(s.startswith("T = ") for s in sizes)
+
+
 # -- PNG and SVG files ---------------------------------------------------------------------------
 
 def test_png_and_svg_written(shown) -> None:
@@ -142,14 +212,14 @@ def test_png_and_svg_written(shown) -> None:
     for name in ("png", "svg", "path0_png", "cert_svg"):
         _ok(shown, name)
     assert f"wrote {run_id}.png" in shown["results"]["png"].stdout.decode()
-    for png in (f"{run_id}.png", "path0.png"):
+    for png in (f"{run_id}.png", "path0.png", "complete.png"):
         data = (out / png).read_bytes()
         assert data.startswith(PNG_SIGNATURE) and len(data) > 1000
     for svg in ("overview.svg", "cert.svg"):
         root = ET.parse(out / svg).getroot()
         assert root.tag.endswith("svg")
     # written atomically: no temporary files are left beside the pictures
-    assert sorted(p.name for p in out.iterdir()) == sorted([f"{run_id}.png", "cert.svg", "overview.svg", "path0.png"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{run_id}.png", "cert.svg", "complete.png", "overview.svg", "path0.png"])
 
 
 # -- the neuron-level picture -------------------------------------------------------------------

@@ -7,29 +7,32 @@ complete run in the store, from solving it now in memory.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..export import discards_by_step
 from ..network import Network
+from ..show.model import load_overview
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
 from ..store.runs import network_key
 
-__all__ = ["Column", "Comparison", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
+__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
     ("m", "m (weights)"),
     ("H", "H (hidden neurons)"),
     ("basis_size", "|B|"),
-    ("ratio", "|B| / m"),
     ("substructure_paths", "|P^S| substructure paths"),
     ("R", "R selected"),
     ("chains", "T chains"),
+    ("ear_blocks", "blocks by the ear rule (deah-complete)"),
+    ("local_blocks", "blocks by the local rule (deah-complete)"),
     ("chain_discards", "discards in chains"),
     ("head_discards", "discards by chain heads"),
     ("prefix_discards", "discards: hop rule, prefix (deah-complete)"),
@@ -56,6 +59,32 @@ class Column:
         return {"label": self.label, "source": self.source, **self.values, "timings": self.timings}
 
 
+def column_label(name: str, engine: str) -> str:
+    """The default column label: the network and the engine that solved it."""
+    return f"{name} ({engine})"
+
+
+def distinct_labels(columns: list[Column]) -> list[Column]:
+    """Columns whose labels are all different: a label two columns share gets the column's
+    source ("x (deah)" -> "x (deah, run 1a2b3c4d)"), and if that is shared too, its number."""
+    def renamed(columns: list[Column], tag) -> list[Column]:
+        seen = Counter(c.label for c in columns)
+        return [replace(c, label=_tagged(c.label, tag(i, c))) if seen[c.label] > 1 else c for i, c in enumerate(columns)]
+
+    columns = renamed(columns, lambda i, c: c.source)
+    return renamed(columns, lambda i, c: f"column {i + 1}")
+
+
+def _tagged(label: str, tag: str) -> str:
+    return f"{label[:-1]}, {tag})" if label.endswith(")") else f"{label} ({tag})"
+
+
+def _rule_values(rules) -> dict:
+    """Blocks per deah-complete rule (p_0 is always one block) from the rule of each block."""
+    counts = Counter(rules)
+    return {"ear_blocks": counts["ear"], "local_blocks": counts["local"]}
+
+
 def column_from_result(label: str, result) -> Column:
     net = result.network
     values = {
@@ -63,23 +92,19 @@ def column_from_result(label: str, result) -> Column:
         "m": net.m,
         "H": net.H,
         "basis_size": result.basis_size,
-        "ratio": round(result.basis_size / net.m, 4),
         "certified": result.certified,
         "raw_certified": result.raw_verdict.certified,
         "repairs": len(result.repairs),
     }
     if result.deah is not None:
         s1, s3 = result.deah.step1, result.deah.step3
-        by_step = discards_by_step(result)
-        values.update(
-            substructure_paths=s1.total,
-            R=len(s1.selected),
-            chains=len(s3.chains),
-            chain_discards=by_step.get("chain", 0),
-            head_discards=by_step.get("head", 0),
-            **{f"{step}_discards": n for step, n in by_step.items() if step not in SDVCHAIN_STEPS},
-            certificate_max=int(certificate_lengths(result.discarded).max(initial=0)),
-        )
+        values.update(substructure_paths=s1.total, R=len(s1.selected))
+        if result.engine == "deah":
+            values.update(chains=len(s3.chains))
+        else:
+            values.update(_rule_values(s3.rules.values()))
+        values.update({f"{step}_discards": n for step, n in discards_by_step(result).items()})
+        values.update(certificate_max=int(certificate_lengths(result.discarded).max(initial=0)))
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 
 
@@ -93,29 +118,27 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
         "m": r["m"],
         "H": r["H"],
         "basis_size": r["basis_size"],
-        "ratio": round(r["basis_size"] / r["m"], 4) if r["basis_size"] is not None else None,
         "certified": r["certified"],
         "raw_certified": r["raw_certified"],
         "repairs": r["repairs"],
         "status": r["status"],
     }
     if r["engine"] != "skeleton":
-        values.update(
-            substructure_paths=int(r["substructure_paths"]),
-            R=int(r["selected"] or 0),
-            chains=int(r["chains"]),
-            chain_discards=int(r["chain_discards"] or 0),
-            head_discards=int(r["head_discards"] or 0),
-        )
-        if r["engine"] == "deah-complete":
-            values.update({f"{step}_discards": int(r[f"{step.replace('-', '_')}_discards"] or 0) for step in COMPLETE_STEPS})
+        values.update(substructure_paths=int(r["substructure_paths"]), R=int(r["selected"] or 0))
+        if r["engine"] == "deah":
+            values.update(chains=int(r["chains"]))
+            steps = SDVCHAIN_STEPS
+        else:
+            values.update(_rule_values(b.rule for b in load_overview(store, run_id).plan))  # rebuilt from the stored selection
+            steps = COMPLETE_STEPS
+        values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
     timings = json.loads(r["timings"]) if r["timings"] else {}
-    return Column(label or f"{r['name'] or run_id}", f"run {run_id}", values, timings)
+    return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 
 
 def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
     """A stored complete run of this network, engine and seed if there is one, else solve now."""
-    label = f"{network.name or path.stem} ({engine})"
+    label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)
         if found:
@@ -153,10 +176,14 @@ class Comparison:
     """Several networks or runs side by side (``basispath compare`` in Python).
 
     ``rows()`` is the table as data, ``to_markdown()`` as text (a notebook shows it as a
-    table), ``to_json()`` what ``compare --json`` prints, ``plot(path)`` the PNG of ``--plot``.
+    table), ``to_json()`` what ``compare --json`` prints, ``plot(path)`` the PNG of ``--plot``
+    (``figure()`` the matplotlib Figure). Column labels are made distinct on construction.
     """
 
     columns: list[Column]
+
+    def __post_init__(self) -> None:
+        self.columns = distinct_labels(self.columns)
 
     def rows(self) -> list[tuple[str, list]]:
         return table_rows(self.columns)
@@ -169,6 +196,11 @@ class Comparison:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join([label, *(cell_text(v) for v in values)]) + " |" for label, values in self.rows()]
         return "\n".join(lines)
+
+    def figure(self):
+        from .compare_plot import comparison_figure
+
+        return comparison_figure(self.columns)
 
     def plot(self, path) -> None:
         from .compare_plot import plot_comparison

@@ -1,4 +1,9 @@
-"""The comparison as a PNG a person can read: four panels, one bar group per column."""
+"""The comparison as a PNG a person can read: three panels, one bar group per column.
+
+Each panel's legend sits to the right of its axes, so it never covers a bar however tall the
+bars are. The bars are built from plain data series (``discard_series``, ``block_series``) so
+tests can check the numbers without reading pixels.
+"""
 
 from __future__ import annotations
 
@@ -6,64 +11,100 @@ import io
 from pathlib import Path
 
 from ..fileio import write_atomic
-
-__all__ = ["plot_comparison"]
-
 from .compare import STEP_ORDER
+
+__all__ = ["comparison_figure", "plot_comparison", "discard_series", "block_series", "REPAIRS_COLOUR"]
+
+# (values key, legend text, colour): Step 3's discards by the rule that made them. A column only
+# has the keys of its engine (deah: SDVChain's steps; deah-complete: its rules).
+DISCARD_STEPS = [
+    ("chain_discards", "deah: SDVChain, in chains", "#55a868"),
+    ("head_discards", "deah: SDVChain, by chain heads", "#c44e52"),
+    ("prefix_discards", "deah-complete: ear hop rule, prefix", "#4c72b0"),
+    ("suffix_discards", "deah-complete: ear hop rule, suffix", "#64b5cd"),
+    ("local_discards", "deah-complete: local rule", "#dd8452"),
+]
+REPAIRS_COLOUR = "#8172b2"
+CHAINS_COLOUR = "#937860"
+
+
+def _present(series: list[tuple[str, str, list]]) -> list[tuple[str, str, list]]:
+    """The series some column has a non-zero value in."""
+    return [(label, colour, values) for label, colour, values in series if any(values)]
+
+
+def discard_series(columns) -> list[tuple[str, str, list[int]]]:
+    """(legend text, colour, count per column) of each discard rule some column used."""
+    return _present([(label, colour, [c.values.get(key) or 0 for c in columns]) for key, label, colour in DISCARD_STEPS])
+
+
+def block_series(columns) -> list[tuple[str, str, list[int]]]:
+    """(legend text, colour, count per column) of the selected substructures by what Step 3 made
+    of them: deah keeps them as R substructures (in chains), deah-complete as p_0, ear and local blocks."""
+    def of(engine: str, value) -> list[int]:
+        return [(value(c) or 0) if c.values.get("engine") == engine else 0 for c in columns]
+
+    return _present([
+        ("deah: R selected substructures", "#dd8452", of("deah", lambda c: c.values.get("R"))),
+        ("deah-complete: p_0", "#55a868", of("deah-complete", lambda c: 1 if c.values.get("R") else 0)),
+        ("deah-complete: ear blocks (one new layer pair)", "#4c72b0", of("deah-complete", lambda c: c.values.get("ear_blocks"))),
+        ("deah-complete: local blocks", "#c44e52", of("deah-complete", lambda c: c.values.get("local_blocks"))),
+    ])
+
+
+def _stack(ax, x, series, width: float) -> None:
+    bottom = [0] * len(x)
+    for label, colour, values in series:
+        ax.bar(x, values, width=width, bottom=bottom, label=label, color=colour)
+        bottom = [b + v for b, v in zip(bottom, values)]
+
+
+def _legend_right(ax) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+
+def comparison_figure(columns):
+    """The matplotlib Figure of ``compare --plot`` (Agg canvas attached, nothing shown)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    x = list(range(len(columns)))
+    fig = Figure(figsize=(max(10, 1.6 * len(columns) + 6), 11), layout="constrained")
+    FigureCanvasAgg(fig)
+    fig.suptitle("basispath compare", fontsize=14)
+    axes = fig.subplots(3, 1)
+
+    ax = axes[0]
+    _stack(ax, [i - 0.2 for i in x], discard_series(columns), 0.4)
+    repairs = ax.bar([i + 0.2 for i in x], [c.values.get("repairs") or 0 for c in columns], width=0.4,
+                     label="repairs (drops + re-admissions)", color=REPAIRS_COLOUR)
+    ax.bar_label(repairs, fontsize=8)  # a 0 written out: "no repair" is a result, not a missing bar
+    ax.set_title("Step 3's discards by rule (left bar) and repairs (right bar)")
+
+    ax = axes[1]
+    _stack(ax, [i - 0.2 for i in x], block_series(columns), 0.4)
+    chains = [c.values.get("chains") or 0 for c in columns]
+    if any(chains):
+        bars = ax.bar([i + 0.2 for i in x], chains, width=0.4, label="deah: T chains", color=CHAINS_COLOUR)
+        ax.bar_label(bars, labels=[str(t) if t else "" for t in chains], fontsize=8)
+    ax.set_title("selected substructures by what Step 3 made of them (left bar); chains (right bar)")
+
+    ax = axes[2]
+    steps = [s for s in STEP_ORDER if any(s in c.timings for c in columns)]
+    _stack(ax, x, [(s, None, [c.timings.get(s, 0.0) for c in columns]) for s in steps], 0.8)
+    ax.set_title("time per step (s)")
+
+    for ax in axes:
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room for the bar labels above the tallest bar
+        _legend_right(ax)
+        ax.set_xticks(x)
+        ax.set_xticklabels([c.label for c in columns], rotation=15, ha="right", fontsize=9)
+    return fig
 
 
 def plot_comparison(columns, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels = [c.label for c in columns]
-    x = range(len(columns))
-    fig, axes = plt.subplots(2, 2, figsize=(max(9, 2.2 * len(columns) + 4), 8), constrained_layout=True)
-    fig.suptitle("basispath compare", fontsize=14)
-
-    ax = axes[0][0]
-    ax.bar(x, [c.values.get("ratio") or 0 for c in columns], color="#4c72b0")
-    ax.set_title("basis size relative to weights: |B| / m")
-    for i, c in enumerate(columns):
-        ax.annotate(f"{c.values.get('basis_size')}", (i, c.values.get("ratio") or 0), ha="center", va="bottom", fontsize=9)
-
-    ax = axes[0][1]
-    chain = [c.values.get("chain_discards", 0) for c in columns]
-    head = [c.values.get("head_discards", 0) for c in columns]
-    repairs = [c.values.get("repairs", 0) or 0 for c in columns]
-    left = [i - 0.2 for i in x]
-    right = [i + 0.2 for i in x]
-    ax.bar(left, chain, width=0.4, label="SDVChain discards in chains", color="#55a868")
-    ax.bar(left, head, width=0.4, bottom=chain, label="SDVChain discards by chain heads", color="#c44e52")
-    ax.bar(right, repairs, width=0.4, label="repairs (drops + re-admissions)", color="#8172b2")
-    ax.set_title("SDVChain discards per step (left) and repairs (right)")
-    ax.legend(fontsize=8)
-
-    ax = axes[1][0]
-    steps = [s for s in STEP_ORDER if any(s in c.timings for c in columns)]
-    bottom = [0.0] * len(columns)
-    for s in steps:
-        vals = [c.timings.get(s, 0.0) for c in columns]
-        ax.bar(x, vals, bottom=bottom, label=s)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_title("time per step (s)")
-    ax.legend(fontsize=8)
-
-    ax = axes[1][1]
-    ax.bar(x, [c.values.get("R", 0) or 0 for c in columns], label="R selected", color="#dd8452")
-    ax.bar(x, [c.values.get("chains", 0) or 0 for c in columns], width=0.4, label="T chains", color="#937860")
-    ax.set_title("substructures and chains")
-    ax.legend(fontsize=8)
-
-    for row in axes:
-        for a in row:
-            a.set_xticks(list(x))
-            a.set_xticklabels(labels, rotation=20, ha="right", fontsize=9)
+    """Draw the comparison to the PNG file ``path`` (written atomically)."""
     buffer = io.BytesIO()
-    try:
-        fig.savefig(buffer, dpi=110, format="png")
-    finally:
-        plt.close(fig)
+    comparison_figure(columns).savefig(buffer, dpi=110, format="png")
     write_atomic(path, buffer.getvalue())

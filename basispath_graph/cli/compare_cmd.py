@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from ..analysis.compare import cell_text, column_for_spec, column_from_run, table_rows
-from ..analysis.compare_plot import plot_comparison
+from ..analysis.compare import Comparison, cell_text, column_for_spec, column_from_run
 from ..deah.step1_substructures import TooManySubstructures
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
@@ -31,10 +31,12 @@ def compare_command(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the comparison to this PNG file."),
     fresh: bool = typer.Option(False, "--fresh", help="Solve specs now even when the store has a complete run of them."),
 ) -> None:
-    """Compare networks or runs side by side: m, H, |B|, |B|/m, R, chains, discards, repairs, times.
+    """Compare networks or runs side by side: m, H, |B|, R, chains or rule blocks, discards, repairs, times.
 
     A spec with a complete stored run (same structure, engine and seed) is read from the store
     (its column says "run ID", and its times include the store's work); --fresh solves it now.
+    Each column is labelled "NETWORK (ENGINE)"; columns that would share a label get their
+    source as well: "NETWORK (ENGINE, run ID)".
 
     Example:
 
@@ -72,13 +74,14 @@ def compare_command(
         if opened is not None:
             opened.close()
 
+    comparison = Comparison(columns)  # distinct labels, the same rows as in Python
     if plot is not None:
-        plot_comparison(columns, plot)
+        comparison.plot(plot)
     if as_json:
-        print(json.dumps([c.as_dict() for c in columns]))
+        print(json.dumps(comparison.to_json()))
         return
-    table = Table("", *(f"{c.label}\n[dim]{c.source}[/]" for c in columns))
-    for label, values in table_rows(columns):  # the rows Python's Comparison has
+    table = Table("", *(f"{escape(c.label)}\n[dim]{c.source}[/]" for c in comparison.columns))
+    for label, values in comparison.rows():
         table.add_row(label, *(cell_text(v) for v in values))
     table_console().print(table)
     if plot is not None:

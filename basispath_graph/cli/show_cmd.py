@@ -1,4 +1,4 @@
-"""``basispath show``: draw a stored run (G^S and chains, or one path at neuron level)."""
+"""``basispath show``: draw a stored run (G^S and chains or ear order, or one path at neuron level)."""
 
 from __future__ import annotations
 
@@ -62,9 +62,11 @@ def show_command(
         False, "--certificate", help="With --path on a discarded path: also draw the kept paths of its certificate with their coefficients."
     ),
 ) -> None:
-    """Draw a stored run: the substructure graph G^S with the selected substructure paths and the
-    path subdivision chains (one colour per chain), or with --path every neuron and weight with one
-    path highlighted. DOT is written as text; PNG and SVG are drawn with matplotlib (no Graphviz needed).
+    """Draw a stored run: the substructure graph G^S with the selected substructure paths and, for
+    deah, the path subdivision chains (one colour per chain); for deah-complete, the ear order with
+    each block's rule (p_0 / ear / local), the layer pairs it owns and the layer debts it pays. With
+    --path: every neuron and weight with one path highlighted. DOT is written as text; PNG and SVG
+    are drawn with matplotlib (no Graphviz needed).
 
     Example:
 

@@ -4,14 +4,17 @@ Layout of the overview, so scripts can read it back: one ``L<l> [...]`` node lin
 one ``L<a> -> L<b> [...]`` edge line per connected layer pair (``class="gs selected"`` when the
 pair belongs to a selected substructure path), one ``p<idx>`` node per selected substructure
 path, and chain t as ``p<r> -> p<r'>`` edges with ``class="chain<t>"`` in the chain's colour.
+A deah-complete run has no chains: its layer-pair edges are labelled with their owner ``p<idx>``,
+and its ``p<idx>`` nodes are linked in the ear order (``class="ear-order"``), each node saying
+its rule (``class="p0"``, ``"ear"`` or ``"local"``), the pairs it owns and the debts it pays.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from .model import Overview, PathView
-from .palette import GREY, HIGHLIGHT, colours
+from .model import Overview, PathView, block_text
+from .palette import GREY, HIGHLIGHT, RULE_COLOURS, colours
 
 __all__ = ["overview_dot", "path_dot"]
 
@@ -49,7 +52,7 @@ def overview_dot(ov: Overview) -> str:
     sizes, outcome = ov.counts()
     title = "\n".join([run.title, ", ".join(sizes), ", ".join(outcome)])
     lines = [
-        f"// basispath show {run.id}: the substructure graph G^S and the path subdivision chains",
+        f"// basispath show {run.id}: the substructure graph G^S and {'the ear order' if ov.plan else 'the path subdivision chains'}",
         f"digraph {_q('basispath_' + run.id)} {{",
         f"  graph {_attrs(label=title, labelloc='t', fontname='Helvetica', rankdir='LR', newrank='true', compound='true')};",
         f"  node {_attrs(fontname='Helvetica', fontsize=11)};",
@@ -61,9 +64,11 @@ def overview_dot(ov: Overview) -> str:
     for l, w in enumerate(run.widths):
         label = f"{l}\nw={w}"
         lines.append(f"    L{l} {_attrs(label=label, tooltip=f'layer {l}, {w} neurons')};")
-    hot = ov.highlighted
+    hot, owners = ov.highlighted, ov.owners
     for a, b in run.pairs:
-        if (a, b) in hot:
+        if (a, b) in owners:  # deah-complete: the block that brought the pair
+            style = _attrs(color=HIGHLIGHT, penwidth=2.5, label=f"p{owners[a, b]}", **{"class": "gs selected"})
+        elif (a, b) in hot:
             style = _attrs(color=HIGHLIGHT, penwidth=2.5, **{"class": "gs selected"})
         else:
             style = _attrs(color=GREY, style="dashed", **{"class": "gs"})
@@ -73,7 +78,9 @@ def overview_dot(ov: Overview) -> str:
     legend: list[tuple[str, str]] = []
     if run.engine in ("deah", "deah-complete"):
         legend.append((HIGHLIGHT, "bold: edge of a selected substructure path; dashed: of none"))
-    if ov.selected:
+    if ov.plan:
+        lines += _ear_order(ov, legend)
+    elif ov.selected:
         palette = colours(len(ov.chains))
         lines += [
             "  subgraph cluster_chains {",
@@ -95,6 +102,28 @@ def overview_dot(ov: Overview) -> str:
     lines.append(f"  legend {_attrs(shape='plaintext', label=_legend(legend))};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _ear_order(ov: Overview, legend: list[tuple[str, str]]) -> list[str]:
+    """deah-complete's Step 3: the blocks in ear order, each with its rule, owned pairs, debts."""
+    lines = [
+        "  subgraph cluster_ear_order {",
+        f"    graph {_attrs(label='deah-complete: the selected substructure paths in ear order (p_0 first), each with its rule', style='rounded', color=GREY)};",
+        f"    node {_attrs(shape='box', style='rounded', fontsize=10)};",
+    ]
+    selection = {s.idx: s.position for s in ov.selected}
+    for block in ov.plan:
+        colour = RULE_COLOURS[block.rule]
+        label = f"p{block.idx}: {_layers(block.layers)}\n#{block.position + 1} in ear order, selected #{selection[block.idx] + 1}\n{block_text(block)}"
+        lines.append(f"    p{block.idx} {_attrs(label=label, color=colour, fontcolor=colour, **{'class': block.rule})};")
+    for x, y in zip(ov.plan, ov.plan[1:]):
+        lines.append(f"    p{x.idx} -> p{y.idx} {_attrs(color=GREY, **{'class': 'ear-order'})};")
+    lines.append("  }")
+    legend.append((HIGHLIGHT, "ear order: " + " -> ".join(f"p{b.idx}" for b in ov.plan)))
+    legend.append((HIGHLIGHT, "edge label p<idx>: the block that owns the layer pair (brought it first)"))
+    for block in ov.plan[1:]:
+        legend.append((RULE_COLOURS[block.rule], f"p{block.idx} {block_text(block)}"))
+    return lines
 
 
 def path_dot(pv: PathView) -> str:

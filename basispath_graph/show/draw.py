@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import io
 
-from .model import Overview, PathView, StoredPath
-from .palette import GREY, HIGHLIGHT, colours
+from .model import Overview, PathView, StoredPath, block_text
+from .palette import GREY, HIGHLIGHT, RULE_COLOURS, colours
 
-__all__ = ["draw_overview", "draw_path", "MAX_CHAIN_ROWS"]
+__all__ = ["draw_overview", "draw_path", "ear_order_lines", "MAX_CHAIN_ROWS"]
 
 MAX_CHAIN_ROWS = 40  # more chains than this: the picture lists the first ones (DOT has all)
 FONT = 9
@@ -71,7 +71,22 @@ def _fill(entries: list[str], chars: int, sep: str = "   ") -> list[str]:
     return lines
 
 
-# -- overview: G^S and the chains ---------------------------------------------------------------
+def ear_order_lines(ov: Overview, chars: int) -> list[tuple[str, str]]:
+    """deah-complete's blocks in ear order as (text, colour) lines of at most ``chars``
+    characters: position, substructure, selection number, rule, owned pairs, paid debts."""
+    import textwrap
+
+    selection = {s.idx: s.position for s in ov.selected}
+    lines: list[tuple[str, str]] = []
+    for block in ov.plan[:60]:
+        head = f"#{block.position + 1} p{block.idx}: {_layers(block.layers)} (selected #{selection[block.idx] + 1})  "
+        lines += [(part, RULE_COLOURS[block.rule]) for part in textwrap.wrap(head + block_text(block), chars, subsequent_indent=" " * 4)]
+    if len(ov.plan) > 60:
+        lines.append((f"... and {len(ov.plan) - 60} more (all are in --format dot)", "#555555"))
+    return lines
+
+
+# -- overview: G^S and the chains (deah) or the ear order (deah-complete) -------------------------
 
 def draw_overview(ov: Overview, fmt: str) -> bytes:
     from matplotlib.patches import Circle, FancyArrowPatch
@@ -87,13 +102,16 @@ def draw_overview(ov: Overview, fmt: str) -> bytes:
     gap = 1.5 if L <= 12 else max(0.45, 12 * 1.5 / L)
     width = max(10.0, 1.0 + L * gap + 1.0, 1.2 + ncols * col_w + 0.4)
     apex = max([_arc_rad((b - a) * gap) * (b - a) * gap / 2 for a, b in run.pairs if b > a + 1] or [0])
-    ny, header_h = 0.5, 0.6  # node line above the width labels; header band above the arcs
+    ny, header_h = 0.5, 0.8 if ov.plan else 0.6  # node line above the width labels; header band above the arcs
     gs_h = ny + 0.35 + apex + header_h
     selected = ov.selected
     entries = [f"#{s.position + 1} p{s.idx}: {_layers(s.layers)} (|U|={s.u_size})" for s in selected[:60]]
     if len(selected) > 60:
         entries.append(f"... and {len(selected) - 60} more")
     sel_lines = _fill(entries, int((width - 0.6) / 0.078))
+    ear_lines = ear_order_lines(ov, int((width - 0.6) / 0.078))  # deah-complete: replaces the selection order
+    if ear_lines:
+        sel_lines = ear_lines
     sel_h = (0.45 + 0.2 * len(sel_lines)) if sel_lines else 0
     row_h = 0.62
     chain_h = (0.5 + row_h * len(chains) + (0.3 if len(ov.chains) > len(chains) else 0)) if chains else 0
@@ -111,10 +129,16 @@ def draw_overview(ov: Overview, fmt: str) -> bytes:
     y0 = height - title_h - gs_h
     ax = _panel(fig, 0, y0, width, gs_h)
     x0 = (width - L * gap) / 2
-    hot = ov.highlighted
+    hot, owners = ov.highlighted, ov.owners
+    rules = {b.idx: b.rule for b in ov.plan}
     r = 0.2
     for a, b in run.pairs:
         on = (a, b) in hot
+        if b > a + 1 and (a, b) in owners:  # deah-complete: the owner of the skip, at the arc's apex
+            owner = owners[a, b]
+            top = ny + _arc_rad((b - a) * gap) * (b - a) * gap / 2
+            ax.text(x0 + (a + b) / 2 * gap, top + 0.02, f"p{owner}", ha="center", va="bottom", fontsize=FONT - 2,
+                    color=RULE_COLOURS[rules[owner]], zorder=3)
         ax.add_patch(FancyArrowPatch(
             (x0 + a * gap, ny), (x0 + b * gap, ny),
             connectionstyle=f"arc3,rad={-_arc_rad((b - a) * gap) if b > a + 1 else 0}",
@@ -133,6 +157,8 @@ def draw_overview(ov: Overview, fmt: str) -> bytes:
         ax.text(width - 2.6, gs_h - 0.2, "on a selected substructure path", va="center", fontsize=FONT - 1)
         ax.plot([width - 3.1, width - 2.7], [gs_h - 0.42] * 2, color=GREY, lw=1.0, ls=(0, (4, 3)))
         ax.text(width - 2.6, gs_h - 0.42, "on none", va="center", fontsize=FONT - 1)
+        if owners:
+            ax.text(width - 3.1, gs_h - 0.64, "pN over an arc: the block owning it", va="center", fontsize=FONT - 1)
     else:
         ax.text(width - 0.25, gs_h - 0.1, f"engine {run.engine}: no substructure paths or chains stored",
                 ha="right", va="top", fontsize=FONT - 1, color="#555555")
@@ -141,10 +167,17 @@ def draw_overview(ov: Overview, fmt: str) -> bytes:
     if sel_lines:
         y -= sel_h
         ax = _panel(fig, 0, y, width, sel_h)
-        ax.text(0.25, sel_h - 0.05, "selected substructure paths, in selection order", ha="left", va="top",
-                fontsize=FONT + 1, weight="bold")
-        ax.text(0.25, sel_h - 0.3, "\n".join(sel_lines), ha="left", va="top", fontsize=FONT - 0.5,
-                family="monospace", linespacing=1.35)
+        if ear_lines:
+            ax.text(0.25, sel_h - 0.05, "deah-complete's Step 3 in ear order: each block's rule (p_0 / ear / local), "
+                    "the layer pairs it owns, the debts it pays", ha="left", va="top", fontsize=FONT + 1, weight="bold")
+            for k, (line, colour) in enumerate(ear_lines):  # one text per line: each in its rule's colour
+                ax.text(0.25, sel_h - 0.3 - 0.2 * k, line, ha="left", va="top", fontsize=FONT - 0.5,
+                        family="monospace", color=colour)
+        else:
+            ax.text(0.25, sel_h - 0.05, "selected substructure paths, in selection order", ha="left", va="top",
+                    fontsize=FONT + 1, weight="bold")
+            ax.text(0.25, sel_h - 0.3, "\n".join(sel_lines), ha="left", va="top", fontsize=FONT - 0.5,
+                    family="monospace", linespacing=1.35)
     if chains:
         y -= chain_h
         ax = _panel(fig, 0, y, width, chain_h)

@@ -6,8 +6,10 @@ Every value comes from the ``show_*`` named queries in ``cypher/queries``; the p
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
+from ..deah.step3_complete import BlockPlan, plan_blocks
 from ..errors import BadInput
 from ..store import Store
 from ..store.runs import network_from_row
@@ -24,6 +26,8 @@ __all__ = [
     "PathView",
     "MAX_NEURONS",
     "MAX_WEIGHTS",
+    "hop_text",
+    "block_text",
     "load_run",
     "load_overview",
     "load_path_view",
@@ -105,11 +109,21 @@ class Chain:
 class Overview:
     run: RunInfo
     substructures: tuple[Substructure, ...]
-    chains: tuple[Chain, ...]
+    chains: tuple[Chain, ...]  # deah's path subdivision chains (deah-complete has none)
+    plan: tuple[BlockPlan, ...] = ()  # deah-complete's ear order, rebuilt by plan_blocks (others: none)
 
     @property
     def selected(self) -> list[Substructure]:
         return sorted((s for s in self.substructures if s.selected), key=lambda s: s.position)
+
+    @property
+    def owners(self) -> dict[tuple[int, int], int]:
+        """deah-complete: layer pair -> idx of the block that brought it (p_0's pairs included)."""
+        if not self.plan:
+            return {}
+        p0 = self.plan[0]
+        owned = {h: p0.idx for h in zip(p0.layers, p0.layers[1:])}
+        return owned | {h: b.idx for b in self.plan[1:] for h in b.new_hops}
 
     @property
     def highlighted(self) -> set[tuple[int, int]]:
@@ -120,8 +134,12 @@ class Overview:
         """The numbers of the run as short texts: (sizes, outcome), for titles and legends."""
         r = self.run
         sizes = [f"m = {r.m}", f"H = {r.H}", f"|B| = {_opt(r.basis_size)}"]
-        if r.engine in ("deah", "deah-complete"):
+        if r.engine == "deah":
             sizes += [f"R = {len(self.selected)} selected", f"|P^S| = {len(self.substructures)}", f"T = {len(self.chains)} chains"]
+        elif r.engine == "deah-complete":
+            rules = Counter(b.rule for b in self.plan)
+            sizes += [f"R = {len(self.selected)} selected", f"|P^S| = {len(self.substructures)}",
+                      f"ear order: p_0, {rules['ear']} ear, {rules['local']} local"]
         steps = ", ".join(f"{k} {v}" for k, v in sorted(r.discard_steps.items()))
         outcome = [f"discarded {_opt(r.discarded)}" + (f" (by step: {steps})" if steps else "")]
         verdict = {True: "certified", False: "NOT certified"}.get(r.certified, "not certified yet")
@@ -172,6 +190,24 @@ def _opt(value) -> str:
     return "-" if value is None else str(value)
 
 
+def hop_text(hop: tuple[int, int]) -> str:
+    return f"({hop[0]}, {hop[1]})"
+
+
+def block_text(block: BlockPlan) -> str:
+    """What deah-complete's Step 3 made of one block: its rule, the layer pairs it owns (brought
+    first) and, for a local block, the layer debts it pays."""
+    if block.rule == "p0":
+        return "p_0: owns every consecutive layer pair"
+    owns = ", ".join(hop_text(h) for h in block.new_hops) or "no layer pair"
+    text = f"{block.rule}: owns {owns}"
+    for d in block.paid:
+        into = ", ".join(hop_text(h) for h in sorted(d.into))
+        out_of = ", ".join(hop_text(h) for h in sorted(d.out_of))
+        text += f"; pays the debt of layer {d.layer} (in over {into}, out over {out_of})"
+    return text
+
+
 def load_run(store: Store, run_id: str) -> RunInfo:
     rows = store.run("show_run_summary", run=run_id)
     if not rows:
@@ -218,7 +254,11 @@ def load_overview(store: Store, run_id: str) -> Overview:
     chains: dict[int, list[ChainLink]] = {}
     for row in store.run("show_chains", run=run_id):  # ordered by t, pos
         chains.setdefault(int(row["t"]), []).append(ChainLink(int(row["r"]), tuple(row["layers"]), int(row["size"])))
-    return Overview(run, subs, tuple(Chain(t, tuple(links)) for t, links in sorted(chains.items())))
+    plan = ()
+    selected = sorted((s for s in subs if s.selected), key=lambda s: s.position)
+    if run.engine == "deah-complete" and selected:
+        plan = tuple(plan_blocks({s.idx: s.layers for s in selected}, [s.idx for s in selected]))
+    return Overview(run, subs, tuple(Chain(t, tuple(links)) for t, links in sorted(chains.items())), plan)
 
 
 def _stored_path(run: RunInfo, row: dict, kept: bool | None = None) -> StoredPath:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import colorsys
 
-__all__ = ["colours", "GREY", "HIGHLIGHT"]
+__all__ = ["colours", "GREY", "HIGHLIGHT", "RULE_COLOURS"]
 
 # matplotlib's tab10 without its grey (grey is for plain weights and unused edges).
 _BASE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
 GREY = "#b0b0b0"
 HIGHLIGHT = "#111111"
+# deah-complete's rules, one colour each (tab10's green, blue and red).
+RULE_COLOURS = {"p0": "#2ca02c", "ear": "#1f77b4", "local": "#d62728"}
 
 
 def colours(n: int) -> list[str]:
