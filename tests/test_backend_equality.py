@@ -271,7 +271,7 @@ READ_QUERIES = {
     "compare_run", "count_kept", "dump_nodes", "dump_relationships", "find_complete_run", "get_run",
     "list_networks", "list_runs", "read_shares_edge", "read_subdivides", "show_certificate", "show_chains",
     "show_discard_steps", "show_path_by_id", "show_path_by_text", "show_run_summary", "show_substructures",
-    "substructure_layers", "run_paths", "why", "selected_substructures", "kept_paths",
+    "substructure_layers", "run_paths", "why", "selected_substructures", "kept_paths", "certificate_max",
     "shared_layer_pairs", "substructure_hops", "paths_through_neuron", "substructure_counts",  # questions
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.

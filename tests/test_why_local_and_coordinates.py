@@ -202,3 +202,10 @@ def test_python_express_matches_the_result_method(memory):
     path = "0:2,2:1,4:0,6:2"
     assert express(NET, memory, path) == memory.express(path)
     assert express(NET, memory.export(), [(0, 2), (2, 1), (4, 0), (6, 2)])["coordinates"] == memory.express(path)["coordinates"]
+
+
+def test_compare_of_a_stored_run_has_its_largest_certificate(stored, memory):
+    store, run, _ = stored
+    (col,) = json.loads(cli("compare", run, "--store", store, "--json", check=0).stdout)
+    largest = max(len(d.certificate) for d in memory.discarded)
+    assert col["certificate_max"] == largest > 1

@@ -132,6 +132,8 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
             values.update(_rule_values(b.rule for b in load_overview(store, run_id).plan))  # rebuilt from the stored selection
             steps = COMPLETE_STEPS
         values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
+        largest = store.run("certificate_max", run=run_id)
+        values.update(certificate_max=int((largest[0]["certificate_max"] if largest else 0) or 0))
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 

@@ -16,7 +16,7 @@ from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
 from .common import fail, failure, read_network, table_console
 from .help import ENGINE_HELP
-from .store_cmds import STORE_HELP
+from .store_cmds import STORE_HELP, WAIT_HELP
 
 
 def compare_command(
@@ -27,6 +27,7 @@ def compare_command(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for specs."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the columns as JSON."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the comparison to this PNG file."),
     fresh: bool = typer.Option(False, "--fresh", help="Solve specs now even when the store has a complete run of them."),
@@ -50,7 +51,7 @@ def compare_command(
         raise fail(f"cannot write plot file {plot}: not a file in an existing folder")
     specs = {item: read_network(Path(item), None) for item in items if Path(item).is_file()}
     try:
-        opened = open_store(store, write=False)
+        opened = open_store(store, write=False, wait=wait)
     except StoreError as exc:
         if len(specs) < len(items):  # run ids need the store
             raise failure(exc) from None

@@ -13,7 +13,7 @@ from ..show.output import write_atomic, write_stdout
 from ..store import StoreError, open_store
 from .common import fail
 from .common import failure
-from .store_cmds import STORE_HELP
+from .store_cmds import STORE_HELP, WAIT_HELP
 
 SUFFIXES = {".dot": "dot", ".gv": "dot", ".png": "png", ".svg": "svg"}
 
@@ -41,6 +41,7 @@ def _format(fmt: Optional[str], output: Optional[Path]) -> str:
 def show_command(
     run_id: str = typer.Argument(..., help="Run id (see 'basispath runs')."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
     fmt: Optional[str] = typer.Option(
         None, "--format", "-f", help="dot | png | svg. Default: from -o's suffix (.dot/.gv/.png/.svg), else dot."
     ),
@@ -80,7 +81,7 @@ def show_command(
     if output is not None and str(output) != "-" and not output.parent.is_dir():
         raise fail(f"cannot write {output}: folder {output.parent} does not exist")
     try:
-        with open_store(store, write=False) as s:
+        with open_store(store, write=False, wait=wait) as s:
             view = load_path_view(s, run_id, path, certificate) if path is not None else load_overview(s, run_id)
     except ShowError as exc:
         raise fail(str(exc)) from None

@@ -259,3 +259,47 @@ def test_four_writers_on_one_neo4j_at_once_all_complete(empty_neo4j, tmp_path):
         assert names == [["concurrency"], ["densenet-style"], ["fig1b"], ["resnet-style"]]
         constraints = st.query("SHOW CONSTRAINTS YIELD name RETURN count(*)")[1]
         assert constraints == [[8]]  # the schema is there once
+
+
+def _reads_the_store(callback) -> bool:
+    import inspect
+
+    source = inspect.getsource(callback)
+    return "open_for_cli(" in source or "open_store(" in source
+
+
+def test_every_command_that_opens_the_store_takes_wait():
+    from basispath_graph.cli.main import app
+
+    opening = {info.name: info.callback for info in app.registered_commands if _reads_the_store(info.callback.__wrapped__)}
+    assert {"run", "query", "ingest", "runs", "delete", "why", "compare", "show"} <= set(opening)
+    import inspect
+
+    missing = [name for name, cb in opening.items() if "wait" not in inspect.signature(cb).parameters]
+    assert missing == []
+
+
+def test_every_reading_command_waits_for_a_writer_and_then_answers(tmp_path):
+    """why, compare, show, runs and query: held off by a writer, they wait with --wait and
+    answer once it is gone (and without --wait they are refused at once, exit 3)."""
+    store = tmp_path / "store"
+    run = json.loads(cli("run", EXAMPLES / "fig1b.json", "--store", store, "--json", check=0).stdout)["run_id"]
+    readers = {
+        "why": ["why", run, "0"],
+        "compare": ["compare", run],
+        "show": ["show", run, "-o", tmp_path / "run.dot"],
+        "runs": ["runs"],
+        "query": ["query", "MATCH (r:Run) RETURN r.id AS id"],
+    }
+    for name, argv in readers.items():
+        writer = open_store(str(store), write=True)
+        try:
+            refused = cli(*argv, "--store", store)
+            assert refused.returncode == 3 and "try again, or use --wait SECONDS" in refused.stderr, (name, refused.stderr)
+            waiting = start([*argv, "--store", store, "--wait", "60"], tmp_path)
+            time.sleep(1.5)
+            assert waiting.poll() is None, name  # still waiting for the writer
+        finally:
+            writer.close()
+        res = finish(waiting)
+        assert res.returncode == 0, (name, res.stderr)
