@@ -116,9 +116,10 @@ def test_why_text_for_a_local_discard_names_the_block_and_the_dependency(stored,
     idx = next(i for i in s1.selected if tuple(s1.paths[i].layers) == tuple(int(p.split(":")[0]) for p in text.split(",")))
     out = cli("why", "--store", store, run, text, check=0).stdout
     hops = ", ".join(f"{a}->{b}" for a, b in s3.new_hops[idx]) or "none"
-    assert f"position {s3.order.index(idx)} in the ear order (p_0 is 0); new layer pairs it owns: {hops}" in out
-    for layer, _, _ in s3.paid_debts[idx]:
-        assert f"it pays the layer debt at layer {layer}: phi_z" in out
+    assert f"block #{s3.order.index(idx) + 1} of the ear order (p_0 is #1, as in 'basispath show'); new layer pairs it owns: {hops}" in out
+    for layer, into, out_of in s3.paid_debts[idx]:
+        hop_text = lambda hops: ", ".join(f"{a}->{b}" for a, b in sorted(hops))
+        assert f"it pays the layer debt at layer {layer}: phi_z = flow into z over {hop_text(into)} - flow out of z over {hop_text(out_of)}" in out
     assert "this path on them: " in out and "alpha = +1" in out
     assert "dependent, discarded (checked now)" in out and "verified now by vector addition" in out
 

@@ -34,9 +34,10 @@ def _print_local(c: Console, w: dict) -> None:
     path's values on them, and the kept paths of the block that add up to them."""
     b = w["block"]
     hops = ", ".join(f"{a}->{z}" for a, z in b["new_hops"]) or "none"
-    c.print(f"  position {b['position']} in the ear order (p_0 is 0); new layer pairs it owns: {hops}")
+    c.print(f"  block #{b['position'] + 1} of the ear order (p_0 is #1, as in 'basispath show'); new layer pairs it owns: {hops}")
     for d in b["paid_debts"]:
-        c.print(f"  it pays the layer debt at layer {d['layer']}: phi_z = flow into z over {d['into']} - flow out over {d['out_of']} ({d['sign']:+d} on its paths)")
+        into, out_of = (", ".join(f"{a}->{z}" for a, z in d[k]) for k in ("into", "out_of"))
+        c.print(f"  it pays the layer debt at layer {d['layer']}: phi_z = flow into z over {into} - flow out of z over {out_of} ({d['sign']:+d} on its paths)")
     c.print("  witness coordinates: its new weights, phi_z of each debt it pays, one alpha functional (+1 on its paths);")
     c.print("  all of them vanish on every path kept before this block")
     c.print(f"  this path on them: {_coords(w['witness'])}")
