@@ -15,11 +15,10 @@ from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..export import discards_by_step
 from ..network import Network
-from ..show.model import load_overview
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
-from ..store.runs import network_key
+from ..store.runs import network_key, stored_plan
 
 __all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
@@ -129,7 +128,7 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
             values.update(chains=int(r["chains"]))
             steps = SDVCHAIN_STEPS
         else:
-            values.update(_rule_values(b.rule for b in load_overview(store, run_id).plan))  # rebuilt from the stored selection
+            values.update(_rule_values(b.rule for b in stored_plan(store, run_id)))  # rebuilt from the stored selection
             steps = COMPLETE_STEPS
         values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
         largest = store.run("certificate_max", run=run_id)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..deah.local_witness import explain_local
-from ..deah.step3_complete import plan_blocks
 from ..errors import BadInput
 from .coordinates import check_certificate, coordinates, path_weights
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
-from ..store.runs import network_from_row
+from ..store.runs import network_from_row, stored_plan
 from ..verify import ExpressError, parse_path
 
 __all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
@@ -62,12 +61,6 @@ def load_context(store: Store, run_id: str) -> RunContext:
 
 def _weights(network: Network, ids) -> list[list[int]]:
     return weight_endpoints(network, ids or [])
-
-
-def stored_plan(store: Store, run_id: str):
-    """deah-complete's plan of a stored run, rebuilt from Step 1's selection (``plan_blocks``)."""
-    rows = store.run("selected_substructures", run=run_id)
-    return plan_blocks({r["idx"]: tuple(r["layers"]) for r in rows}, [r["idx"] for r in rows])
 
 
 def _reason(store: Store, ctx: RunContext, d: dict, path=None, terms=()) -> dict:

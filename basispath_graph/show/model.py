@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..deah.step3_complete import BlockPlan, plan_blocks
+from ..deah.step3_complete import BlockPlan
 from ..errors import BadInput
 from ..store import Store
-from ..store.runs import network_from_row
+from ..store.runs import network_from_row, stored_plan
 from ..verify import format_path, parse_path
 
 __all__ = [
@@ -254,10 +254,7 @@ def load_overview(store: Store, run_id: str) -> Overview:
     chains: dict[int, list[ChainLink]] = {}
     for row in store.run("show_chains", run=run_id):  # ordered by t, pos
         chains.setdefault(int(row["t"]), []).append(ChainLink(int(row["r"]), tuple(row["layers"]), int(row["size"])))
-    plan = ()
-    selected = sorted((s for s in subs if s.selected), key=lambda s: s.position)
-    if run.engine == "deah-complete" and selected:
-        plan = tuple(plan_blocks({s.idx: s.layers for s in selected}, [s.idx for s in selected]))
+    plan = tuple(stored_plan(store, run_id)) if run.engine == "deah-complete" else ()
     return Overview(run, subs, tuple(Chain(t, tuple(links)) for t, links in sorted(chains.items())), plan)
 
 

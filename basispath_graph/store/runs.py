@@ -11,6 +11,7 @@ import json
 import secrets
 from datetime import datetime, timezone
 
+from ..deah.step3_complete import BlockPlan, plan_blocks
 from ..network import Network
 from . import open_store
 from .base import Store, StoreError, StoreLocked
@@ -160,3 +161,12 @@ def open_run_store(uri: str | None, write: bool, wait: float = 0) -> Store:
             store.close()
             raise
     return store
+
+
+def stored_plan(store: Store, run_id: str) -> list[BlockPlan]:
+    """deah-complete's plan of a stored run (ear order, rules, new hops, paid debts), rebuilt by
+    ``plan_blocks`` from Step 1's stored selection; empty when the run selected nothing."""
+    rows = store.run("selected_substructures", run=run_id)
+    if not rows:
+        return []
+    return plan_blocks({r["idx"]: tuple(r["layers"]) for r in rows}, [r["idx"] for r in rows])
