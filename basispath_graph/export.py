@@ -20,7 +20,7 @@ from .network import paths_to_json, weight_endpoints
 from .solver import SolveResult
 from .verify import format_path, read_path
 
-__all__ = ["export_document", "discard_document", "read_basis_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
+__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -173,11 +173,16 @@ def certificate_sizes(result: SolveResult) -> dict[int, int]:
 def read_basis_file(path) -> list[list[list[int]]]:
     """The basis paths of a JSON file: an export of ``solve`` or a bare list of paths.
     BadInput (one line naming the file) when it cannot be read or is not in that form."""
+    return basis_paths_of(read_json_file(path), str(path))
+
+
+def read_json_file(path) -> object:
+    """A JSON file's content; BadInput (one line naming the file) when it cannot be read."""
     import json
 
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
     except json.JSONDecodeError as exc:
@@ -188,7 +193,6 @@ def read_basis_file(path) -> list[list[list[int]]]:
         raise BadInput(f"{path}: not valid JSON: nesting is too deep") from None
     except ValueError as exc:  # an integer literal beyond Python's digit limit
         raise BadInput(f"{path}: not valid JSON: {str(exc).split('; use sys.set_int_max_str_digits')[0]}") from None
-    return basis_paths_of(data, str(path))
 
 
 def basis_paths_of(data, source: str = "basis") -> list[list[list[int]]]:

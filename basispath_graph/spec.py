@@ -26,12 +26,14 @@ from pathlib import Path
 import yaml
 
 from .errors import BadInput
+from .general.model import GeneralNetwork, is_general_spec, parse_general
 from .network import MAX_LAYERS, InvalidNetwork, Network, check_structure
 from .values import is_int, show_int, show_value
 
 __all__ = [
     "SpecError",
     "load_spec",
+    "load_any_spec",
     "parse_spec",
     "resolve_max_weights",
     "DEFAULT_MAX_WEIGHTS",
@@ -99,6 +101,19 @@ def load_spec(path: str | os.PathLike, max_weights: int | None = DEFAULT_MAX_WEI
     limit = resolve_max_weights(max_weights)  # a bad limit is reported before any reading
     text = _read_text(source)
     data = _parse_text(text, source)
+    return parse_spec(data, source, limit)
+
+
+def load_any_spec(path: str | os.PathLike, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network | GeneralNetwork:
+    """``load_spec`` for a layered spec (widths, skips), a ``GeneralNetwork`` for a general one
+    (layers, connections: ``general.model``)."""
+    source = os.fspath(path)
+    if isinstance(source, bytes):
+        source = os.fsdecode(source)
+    limit = resolve_max_weights(max_weights)
+    data = _parse_text(_read_text(source), source)
+    if is_general_spec(data) and "widths" not in data:
+        return parse_general(data, source, limit)
     return parse_spec(data, source, limit)
 
 
@@ -279,6 +294,11 @@ def parse_spec(
     if not isinstance(data, Mapping):
         raise SpecError(
             f'{src}: top level must be a mapping with keys "name", "widths", "skips", got {show_value(data)}'
+        )
+    if is_general_spec(data) and "widths" not in data:
+        raise SpecError(
+            f"{src}: a general network (layers and connections); so far only 'basispath spec info' and "
+            "'basispath verify' read it (docs/general-networks.md)"
         )
     unknown = [k for k in data if not (isinstance(k, str) and k in _KEYS)]
     if unknown:

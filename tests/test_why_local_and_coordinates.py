@@ -122,6 +122,9 @@ def test_why_text_for_a_local_discard_names_the_block_and_the_dependency(stored,
         assert f"it pays the layer debt at layer {layer}: phi_z = flow into z over {hop_text(into)} - flow out of z over {hop_text(out_of)}" in out
     assert "this path on them: " in out and "alpha = +1" in out
     assert "dependent, discarded (checked now)" in out and "verified now by vector addition" in out
+    answer = json.loads(cli("why", "--store", store, run, text, "--json", check=0).stdout)
+    assert answer["reason"]["step"] == "local" and answer["reason"]["witness"]["dependent"]
+    assert answer["verified"] and sums_to(answer["certificate"], answer["path"])
 
 
 def test_in_memory_why_of_a_local_discard_has_the_same_witness_answer(stored, memory):

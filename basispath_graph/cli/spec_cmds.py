@@ -153,3 +153,46 @@ def from_torch_command(
     except ti.TorchImportError as exc:
         raise fail(str(exc)) from None
     _finish(model.spec, output, max_weights, f" ({', '.join(model.layer_modules)})")
+
+
+@spec_app.command("info")
+def info_command(
+    spec: Path = typer.Argument(..., help="Network spec: layered (widths, skips) or general (layers, connections)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help=_MAX_WEIGHTS_HELP),
+) -> None:
+    """Read a spec and print what a basis of it has: m trainable weights, H hidden rescaling
+    classes, |B| = m - H paths; for a general network also its inputs, outputs and connections
+    by kind.
+
+    Example:
+
+        basispath spec info examples/general/resnet-block.json
+    """
+    from ..general.model import GeneralNetwork, from_layered  # a layered spec is sugar for a general one
+    from ..spec import load_any_spec
+
+    try:
+        net = load_any_spec(spec, max_weights=max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    general = net if isinstance(net, GeneralNetwork) else from_layered(net)
+    kinds = {k: sum(c.kind == k for c in general.connections) for k in ("dense", "diagonal", "identity")}
+    info = {
+        "name": general.name,
+        "kind": "general" if net is general else "layered",
+        "layers": len(general.layers),
+        "inputs": [general.layers[k].name for k in general.inputs],
+        "outputs": [general.layers[k].name for k in general.outputs],
+        "connections": kinds,
+        "m": general.m,
+        "H": general.H,
+        "basis_size": general.basis_size,
+    }
+    if as_json:
+        print(json.dumps(info))
+        return
+    print(f"{info['name'] or spec}: {info['kind']} network, {info['layers']} layers "
+          f"(inputs {', '.join(info['inputs'])}; outputs {', '.join(info['outputs'])}), "
+          f"connections: {kinds['dense']} dense, {kinds['diagonal']} diagonal, {kinds['identity']} identity")
+    print(f"m = {general.m} trainable weights, H = {general.H} hidden rescaling classes, |B| = m - H = {general.basis_size}")

@@ -8,10 +8,13 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
-from ..export import read_basis_file
+from ..export import read_basis_file, read_json_file
+from ..general.model import GeneralNetwork
+from ..general.paths import certify_general, general_basis_of
 from ..network import blocks_from_json
+from ..spec import SpecError, load_any_spec
 from ..verify import certify
-from .common import EXIT_NOT_CERTIFIED, failure, read_network
+from .common import EXIT_NOT_CERTIFIED, fail, failure
 
 
 def verify_command(
@@ -21,18 +24,26 @@ def verify_command(
 ) -> None:
     """Certify a basis path set exactly: valid, distinct, m - H paths, independent (rank mod p).
 
+    SPEC is a layered spec (widths, skips) or a general one (layers, connections: paths then
+    look like {"nodes": [["x", 0], ["h", 1], ...], "taps": [2, null, ...]}).
+
     Exit code 0 when certified, 1 when not (the defect is named), 2 for refused input.
 
     Example:
 
         basispath verify examples/fig1b.json basis.json
     """
-    network = read_network(spec, max_weights)
     try:
-        paths = read_basis_file(basis)
+        network = load_any_spec(spec, max_weights=max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    try:
+        if isinstance(network, GeneralNetwork):  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
+            verdict = certify_general(network, general_basis_of(network, read_json_file(basis), str(basis)))
+        else:
+            verdict = certify(network, blocks_from_json(read_basis_file(basis)))
     except BadInput as exc:
         raise failure(exc) from None
-    verdict = certify(network, blocks_from_json(paths))
     if verdict.certified:
         print(f"certified: {verdict.size} independent paths = m - H = {network.m} - {network.H}")
         return

@@ -1,0 +1,287 @@
+"""General networks (issue 18, items 1-2): the spec, the counting rule |B| = m - H with H the hidden
+rescaling classes, and exact certification, against a brute-force oracle written here from the
+definitions (every input-output path, its trainable weights, exact rank over Q)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from basispath_graph.general.model import from_layered, parse_general
+from basispath_graph.general.paths import certify_general, read_general_path
+from basispath_graph.spec import SpecError
+
+from .cli_runner import cli
+from .strategies import networks
+
+# ---------------------------------------------------------------- the oracle (independent)
+
+
+def oracle_paths(spec: dict) -> list[tuple[tuple, tuple]]:
+    """Every path (nodes as (layer name, index), taps) from a layer with no incoming connection
+    to a layer with no outgoing one."""
+    names = [l["name"] for l in spec["layers"]]
+    size = {l["name"]: l["size"] for l in spec["layers"]}
+    out_edges = {n: [] for n in names}
+    for c in spec["connections"]:
+        out_edges[c["from"]].append(c)
+    has_in = {c["to"] for c in spec["connections"]}
+    outputs = {n for n in names if not out_edges[n]}
+
+    def walk(layer, i):
+        if layer in outputs:
+            yield ((layer, i),), ()
+        for c in out_edges[layer]:
+            kind = c.get("kind", "dense")
+            targets = range(size[c["to"]]) if kind == "dense" else [i]
+            taps = [None] if kind == "identity" else range(c.get("taps", 1))
+            for j in targets:
+                for rest_nodes, rest_taps in walk(c["to"], j):
+                    for t in taps:
+                        yield ((layer, i), *rest_nodes), (t, *rest_taps)
+
+    return [p for n in names if n not in has_in for i in range(size[n]) for p in walk(n, i)]
+
+
+def oracle_vector(path) -> frozenset:
+    """The trainable weights of a path, named by (from, to, i, j, tap): identity hops add nothing."""
+    nodes, taps = path
+    return frozenset((a, b, i, j, t) for (a, i), (b, j), t in zip(nodes, nodes[1:], taps) if t is not None)
+
+
+def exact_rank(vectors) -> int:
+    rows = [{k: Fraction(1) for k in v} for v in vectors]
+    pivots: dict = {}
+    rank = 0
+    for row in rows:
+        row = dict(row)
+        while row:
+            key = max(row)
+            if key not in pivots:
+                pivots[key] = row
+                rank += 1
+                break
+            p = pivots[key]
+            f = row[key] / p[key]
+            for k, v in p.items():
+                nv = row.get(k, 0) - f * v
+                if nv:
+                    row[k] = nv
+                else:
+                    row.pop(k, None)
+    return rank
+
+
+def oracle_m(spec) -> int:
+    size = {l["name"]: l["size"] for l in spec["layers"]}
+    total = 0
+    for c in spec["connections"]:
+        kind = c.get("kind", "dense")
+        if kind == "dense":
+            total += size[c["from"]] * size[c["to"]] * c.get("taps", 1)
+        elif kind == "diagonal":
+            total += size[c["from"]] * c.get("taps", 1)
+    return total
+
+
+def oracle_H(spec) -> int:
+    """Hidden rescaling classes: neurons joined by identity edges, classes touching an input or
+    output layer left out (breadth-first search, not union-find)."""
+    names = [l["name"] for l in spec["layers"]]
+    size = {l["name"]: l["size"] for l in spec["layers"]}
+    has_in = {c["to"] for c in spec["connections"]}
+    has_out = {c["from"] for c in spec["connections"]}
+    adj: dict = {(n, i): set() for n in names for i in range(size[n])}
+    for c in spec["connections"]:
+        if c.get("kind") == "identity":
+            for i in range(size[c["from"]]):
+                adj[(c["from"], i)].add((c["to"], i))
+                adj[(c["to"], i)].add((c["from"], i))
+    seen, hidden = set(), 0
+    for start in adj:
+        if start in seen:
+            continue
+        comp, todo = set(), [start]
+        while todo:
+            x = todo.pop()
+            if x not in comp:
+                comp.add(x)
+                todo.extend(adj[x])
+        seen |= comp
+        hidden += all(n in has_in and n in has_out for n, _ in comp)
+    return hidden
+
+
+# ---------------------------------------------------------------- random general networks
+
+
+@st.composite
+def general_specs(draw):
+    """Small networks with dense (1-2 taps), diagonal and identity connections and biases."""
+    n = draw(st.integers(3, 5))
+    sizes = [draw(st.integers(1, 2)) for _ in range(n)]
+    layers = [{"name": f"L{k}", "size": s} for k, s in enumerate(sizes)]
+    conns = [{"from": f"L{k}", "to": f"L{k + 1}", "kind": "dense", "taps": draw(st.integers(1, 2))} for k in range(n - 1)]
+    for a in range(n):
+        for b in range(a + 2, n):
+            if sizes[a] == sizes[b] and draw(st.integers(0, 2)) == 0:
+                conns.append({"from": f"L{a}", "to": f"L{b}", "kind": "identity"})
+            elif draw(st.integers(0, 3)) == 0:
+                conns.append({"from": f"L{a}", "to": f"L{b}", "kind": "dense", "taps": draw(st.integers(1, 2))})
+    for a in range(n - 1):  # identity or diagonal beside a consecutive dense pair
+        if sizes[a] == sizes[a + 1] and draw(st.integers(0, 4)) == 0:
+            conns.append({"from": f"L{a}", "to": f"L{a + 1}", "kind": "identity"})
+    if draw(st.booleans()):  # a bias: a size-1 input layer feeding some later layers
+        layers.insert(0, {"name": "bias", "size": 1})
+        for k in range(1, n):
+            if k == 1 or draw(st.booleans()):
+                conns.append({"from": "bias", "to": f"L{k}", "kind": "dense"})
+    for k in range(1, n - 1):
+        if draw(st.integers(0, 5)) == 0:  # a per-channel scale after layer k (BatchNorm kept)
+            layers.append({"name": f"bn{k}", "size": sizes[k]})
+    # BatchNorm layers as diagonal hops inserted between L_k and the layers it fed
+    extra = [l for l in layers if l["name"].startswith("bn")]
+    for bn in extra:
+        k = int(bn["name"][2:])
+        moved = [c for c in conns if c["from"] == f"L{k}" and c.get("kind", "dense") != "identity"]
+        for c in moved:
+            c["from"] = bn["name"]
+        conns.append({"from": f"L{k}", "to": bn["name"], "kind": "diagonal"})
+    order = [l["name"] for l in layers if l["name"] == "bias"] + [x for k in range(n) for x in [f"L{k}"] + ([f"bn{k}"] if any(e["name"] == f"bn{k}" for e in extra) else [])]
+    by_name = {l["name"]: l for l in layers}
+    return {"name": "random", "layers": [by_name[x] for x in order], "connections": conns}
+
+
+def _path_json(path):
+    nodes, taps = path
+    return {"nodes": [[l, i] for l, i in nodes], "taps": list(taps)}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs())
+def test_counting_rule_against_brute_force(spec):
+    """m, H and |B| = m - H agree with the rank of all path vectors, computed exactly."""
+    net = parse_general(spec, "<spec>", 10**6)
+    paths = oracle_paths(spec)
+    assert net.m == oracle_m(spec)
+    assert net.H == oracle_H(spec)
+    assert exact_rank([oracle_vector(p) for p in paths]) == net.m - net.H == net.basis_size
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs(), st.randoms(use_true_random=False))
+def test_certify_general_against_brute_force(spec, rnd):
+    """A maximal independent set of paths (chosen by the oracle) is certified; one path fewer, a
+    path twice, or a dependent path in place of one is not, with the defect named."""
+    net = parse_general(spec, "<spec>", 10**6)
+    paths = oracle_paths(spec)
+    rnd.shuffle(paths)
+    chosen, vectors = [], []
+    for p in paths:
+        if exact_rank(vectors + [oracle_vector(p)]) > len(vectors):
+            chosen.append(p)
+            vectors.append(oracle_vector(p))
+    as_read = [read_general_path(net, _path_json(p), f"path {n}") for n, p in enumerate(chosen)]
+    verdict = certify_general(net, as_read)
+    assert verdict.certified and verdict.size == net.m - net.H
+    assert certify_general(net, as_read[:-1]).defect == f"size {len(as_read) - 1} != m - H = {net.m - net.H}"
+    if len(as_read) >= 2:
+        twice = as_read[:-1] + [as_read[0]]
+        assert certify_general(net, twice).defect.endswith(f"duplicates path 0")
+    dependent = next((p for p in paths if p not in chosen), None)
+    if dependent is not None:
+        swapped = as_read[:-1] + [read_general_path(net, _path_json(dependent), "q")]
+        expected_rank = exact_rank(vectors[:-1] + [oracle_vector(dependent)])
+        v = certify_general(net, swapped)
+        assert v.certified == (expected_rank == len(chosen))
+        if not v.certified and "duplicates" not in v.defect:
+            assert v.defect == f"dependent: rank {expected_rank} < {len(chosen)}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks(max_layers=5, max_width=3))
+def test_a_layered_spec_is_sugar_for_the_general_model(net):
+    g = from_layered(net)
+    assert (g.m, g.H, g.basis_size) == (net.m, net.H, net.basis_size)
+    assert [l.name for l in g.layers] == [str(l) for l in range(net.L + 1)]
+
+
+def test_a_resnet_block_with_biases_by_hand():
+    """x -> conv(3 taps) -> h -> conv -> y, y += x (identity), biases into h and y:
+    m = 2*2*3 + 2*2*1 + 2 + 2 = 20; classes: h0, h1 hidden; y joined to x (input) by the
+    identity, so not counted: H = 2."""
+    spec = {"name": "block", "layers": [{"name": "b", "size": 1}, {"name": "x", "size": 2}, {"name": "h", "size": 2}, {"name": "y", "size": 2}],
+            "connections": [{"from": "x", "to": "h", "taps": 3}, {"from": "h", "to": "y"}, {"from": "x", "to": "y", "kind": "identity"},
+                            {"from": "b", "to": "h"}, {"from": "b", "to": "y"}]}
+    net = parse_general(spec, "<spec>", 10**6)
+    assert (net.m, net.H, net.inputs, net.outputs) == (20, 2, (0, 1), (3,))
+    assert exact_rank([oracle_vector(p) for p in oracle_paths(spec)]) == 18
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["layers"].append({"name": "x", "size": 2}), "layers[3].name \"x\" is used twice"),
+        (lambda s: s["layers"][1].update(size=0), "layers[1].size must be an integer >= 1, got 0"),
+        (lambda s: s["connections"].append({"from": "y", "to": "x"}), "connections[3]: y -> x goes backwards; list layers in topological order"),
+        (lambda s: s["connections"].append({"from": "x", "to": "nope"}), "connections[3].to must name a layer, got \"nope\""),
+        (lambda s: s["connections"].append({"from": "x", "to": "y", "kind": "identity", "taps": 2}), "connections[3]: an identity connection has no taps (its weight is fixed at 1)"),
+        (lambda s: s["connections"].append({"from": "x", "to": "y", "kind": "conv"}), "connections[3].kind must be one of dense, diagonal, identity, got \"conv\""),
+        (lambda s: s["connections"].append({"from": "x", "to": "h", "taps": 2}), "connections[3]: x -> h already has a trainable (dense or diagonal) connection (connections[0]); use taps for parallel weights"),
+        (lambda s: s["layers"][2].update(size=3), "connections[2]: an identity connection joins layers of equal size, got x (2) -> y (3)"),
+        (lambda s: s["connections"][0].update(taps=1.5), "connections[0].taps must be an integer >= 1, got 1.5"),
+        (lambda s: s["layers"].append({"name": "z", "size": 1}), "layer \"z\" has no connection"),
+        (lambda s: s.update(widths=[1, 2]), "unknown key \"widths\" (a general spec has: name, layers, connections)"),
+    ],
+)
+def test_general_spec_errors_are_one_line(change, message):
+    spec = {"name": "e", "layers": [{"name": "x", "size": 2}, {"name": "h", "size": 2}, {"name": "y", "size": 2}],
+            "connections": [{"from": "x", "to": "h"}, {"from": "h", "to": "y"}, {"from": "x", "to": "y", "kind": "identity"}]}
+    change(spec)
+    with pytest.raises(SpecError) as exc:
+        parse_general(spec, "net.json", 10**6)
+    assert str(exc.value) == f"net.json: {message}"
+
+
+BLOCK = {"name": "block", "layers": [{"name": "b", "size": 1}, {"name": "x", "size": 2}, {"name": "h", "size": 2}, {"name": "y", "size": 2}],
+         "connections": [{"from": "x", "to": "h", "taps": 3}, {"from": "h", "to": "y"}, {"from": "x", "to": "y", "kind": "identity"},
+                         {"from": "b", "to": "h"}, {"from": "b", "to": "y"}]}
+
+
+def test_verify_cli_certifies_a_general_basis(tmp_path):
+    spec = tmp_path / "block.json"
+    spec.write_text(json.dumps(BLOCK))
+    chosen, vectors = [], []
+    for p in oracle_paths(BLOCK):
+        if exact_rank(vectors + [oracle_vector(p)]) > len(vectors):
+            chosen.append(_path_json(p))
+            vectors.append(oracle_vector(p))
+    basis = tmp_path / "basis.json"
+    basis.write_text(json.dumps({"basis": chosen}))
+    assert cli("verify", str(spec), str(basis), check=0).stdout == "certified: 18 independent paths = m - H = 20 - 2\n"
+    basis.write_text(json.dumps(chosen[:-1]))
+    assert cli("verify", str(spec), str(basis), check=1).stdout == "not certified: size 17 != m - H = 18\n"
+    bad = [dict(chosen[0], taps=[7] + chosen[0]["taps"][1:])] + chosen[1:]
+    basis.write_text(json.dumps(bad))
+    assert chosen[0] == {"nodes": [["b", 0], ["h", 0], ["y", 0]], "taps": [0, 0]}  # the oracle's first path
+    assert cli("verify", str(spec), str(basis), check=1).stdout == (
+        "not certified: path 0 (b:0 -[7]-> h:0 -[0]-> y:0): tap 7 out of range on b -> h (taps 1)\n")
+    basis.write_text(json.dumps([{"nodes": [["q", 0]], "taps": []}]))
+    assert cli("verify", str(spec), str(basis), check=2).stderr == f'error: {basis}: basis[0]: nodes[0] names no layer: "q"\n'
+
+
+def test_spec_info_and_the_commands_that_do_not_read_general_specs_yet(tmp_path):
+    path = Path(__file__).resolve().parents[1] / "examples" / "general" / "resnet-block.json"
+    spec = json.loads(path.read_text())
+    info = json.loads(cli("spec", "info", str(path), "--json", check=0).stdout)
+    assert (info["m"], info["H"], info["basis_size"]) == (oracle_m(spec), oracle_H(spec), oracle_m(spec) - oracle_H(spec))
+    assert info["kind"] == "general" and info["inputs"] == ["bias", "input"] and info["outputs"] == ["fc"]
+    assert info["connections"] == {"dense": 8, "diagonal": 0, "identity": 1}
+    r = cli("solve", str(path), check=2)
+    assert r.stderr == (f"error: {path}: a general network (layers and connections); so far only 'basispath spec info' "
+                        "and 'basispath verify' read it (docs/general-networks.md)\n")
