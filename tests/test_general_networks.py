@@ -12,8 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from basispath_graph.general.blocks import block_paths
 from basispath_graph.general.model import from_layered, parse_general
-from basispath_graph.general.paths import certify_general, read_general_path
+from basispath_graph.general.paths import certify_blocks, certify_general, read_general_path
+from basispath_graph.general.skeleton import UnsupportedIdentity, skeleton_blocks
 from basispath_graph.spec import SpecError
 
 from .cli_runner import cli
@@ -282,6 +284,62 @@ def test_spec_info_and_the_commands_that_do_not_read_general_specs_yet(tmp_path)
     assert (info["m"], info["H"], info["basis_size"]) == (oracle_m(spec), oracle_H(spec), oracle_m(spec) - oracle_H(spec))
     assert info["kind"] == "general" and info["inputs"] == ["bias", "input"] and info["outputs"] == ["fc"]
     assert info["connections"] == {"dense": 8, "diagonal": 0, "identity": 1}
-    r = cli("solve", str(path), check=2)
-    assert r.stderr == (f"error: {path}: a general network (layers and connections); so far only 'basispath spec info' "
-                        "and 'basispath verify' read it (docs/general-networks.md)\n")
+    r = cli("run", str(path), "--store", str(tmp_path / "store"), check=2)
+    assert r.stderr == (f"error: {path}: a general network (layers and connections); so far only 'basispath spec info', "
+                        "'basispath verify' and 'basispath solve' read it (docs/general-networks.md)\n")
+
+
+# ---------------------------------------------------------------- the skeleton engine
+
+
+def _chain_like(spec) -> bool:
+    """Every layer has at most one identity connection in and one out (ResNet's shortcuts)."""
+    from collections import Counter
+
+    ins = Counter(c["to"] for c in spec["connections"] if c.get("kind") == "identity")
+    outs = Counter(c["from"] for c in spec["connections"] if c.get("kind") == "identity")
+    return max([*ins.values(), *outs.values(), 0]) <= 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs())
+def test_skeleton_of_a_general_network_is_certified_against_brute_force(spec):
+    """The skeleton's paths are paths of the network (checked one by one), m - H of them, and
+    independent: the oracle's exact rank of their vectors says so, not only the product's
+    certifier. Identity edges that branch or merge may be refused, never answered wrongly."""
+    net = parse_general(spec, "<spec>", 10**6)
+    try:
+        blocks = skeleton_blocks(net)
+    except UnsupportedIdentity as exc:
+        assert not _chain_like(spec), "refused a network whose identity edges form chains"
+        assert "identity edges that branch or merge" in str(exc)
+        return
+    paths = [p for b in blocks for p in block_paths(net, b)]
+    as_read = [read_general_path(net, p, "p") for p in paths]
+    assert certify_general(net, as_read).certified
+    all_paths = {(tuple(n), t) for n, t in oracle_paths(spec)}
+    assert all((tuple((l, i) for l, i in p["nodes"]), tuple(p["taps"])) in all_paths for p in paths)
+    vectors = [oracle_vector((tuple((l, i) for l, i in p["nodes"]), tuple(p["taps"]))) for p in paths]
+    assert exact_rank(vectors) == len(paths) == net.m - net.H
+
+
+@settings(max_examples=40, deadline=None)
+@given(networks(max_layers=5, max_width=3))
+def test_skeleton_of_a_layered_network_read_as_general(net):
+    g = from_layered(net)
+    assert certify_blocks(g, skeleton_blocks(g)).certified
+
+
+def test_solve_and_verify_a_general_spec_from_the_cli(tmp_path):
+    path = Path(__file__).resolve().parents[1] / "examples" / "general" / "resnet-block.json"
+    spec = json.loads(path.read_text())
+    export = tmp_path / "basis.json"
+    summary = json.loads(cli("solve", str(path), "--export", str(export), "--json", check=0).stdout)
+    m, H = oracle_m(spec), oracle_H(spec)
+    assert (summary["m"], summary["H"], summary["basis_size"], summary["certified"]) == (m, H, m - H, True)
+    doc = json.loads(export.read_text())
+    assert doc["engine"] == "skeleton" and len(doc["basis"]) == m - H
+    assert parse_general(doc["spec"], "export", 10**6).to_dict() == parse_general(spec, "spec", 10**6).to_dict()
+    assert cli("verify", str(path), str(export), check=0).stdout == f"certified: {m - H} independent paths = m - H = {m} - {H}\n"
+    r = cli("solve", str(path), "--engine", "deah-complete", check=2)
+    assert r.stderr == f"error: {path}: engine deah-complete reads layered specs (widths, skips) only so far; a general network is solved with --engine skeleton\n"

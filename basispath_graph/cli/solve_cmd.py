@@ -15,7 +15,11 @@ from ..export import export_document, summary
 from ..fileio import write_atomic
 from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES, solve
-from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_network, time_limit
+from ..general.model import GeneralNetwork
+from ..general.skeleton import UnsupportedIdentity
+from ..general.solve import general_export, general_summary, solve_general
+from ..spec import SpecError, load_any_spec
+from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -63,7 +67,7 @@ def _print_report(console: Console, s: dict) -> None:
 
 def solve_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
-    engine: str = typer.Option(DEFAULT_ENGINE, "--engine", "-e", help=ENGINE_HELP),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections) is solved by skeleton."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule (0 = identity order)."),
     export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file."),
     no_repair: bool = typer.Option(False, "--no-repair", help="Return the engine's raw union unrepaired; exit 1 when it is not certified."),
@@ -95,13 +99,20 @@ def solve_command(
         basispath solve examples/resnet-style.json --export basis.json
         basispath solve examples/resnet-style.json --engine deah
     """
-    if engine not in ENGINES:
+    if engine is not None and engine not in ENGINES:
         raise fail(f"unknown engine '{engine}'; choose one of: {', '.join(ENGINES)}")
     if seed < 0:
         raise fail(f"--seed must be >= 0, got {seed}")
     if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
-    network = read_network(spec, max_weights)
+    try:
+        network = load_any_spec(spec, max_weights=max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    if isinstance(network, GeneralNetwork):
+        _solve_general(spec, network, engine, export, as_json)
+        return
+    engine = engine or DEFAULT_ENGINE
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
     try:
@@ -124,5 +135,32 @@ def solve_command(
         print(json.dumps(s))
     else:
         _print_report(Console(soft_wrap=True, highlight=False), s)
+    if not result.certified:
+        raise typer.Exit(EXIT_NOT_CERTIFIED)
+
+
+def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, export: Path | None, as_json: bool) -> None:
+    """A general network (docs/general-networks.md): the skeleton engine, certified."""
+    if engine not in (None, "skeleton"):
+        raise fail(f"{spec}: engine {engine} reads layered specs (widths, skips) only so far; a general network is solved with --engine skeleton")
+    try:
+        result = solve_general(network)
+    except UnsupportedIdentity as exc:
+        raise fail(f"{spec}: {exc}") from None
+    if export is not None:
+        try:
+            write_atomic(export, json.dumps(general_export(result)))
+        except OSError as exc:
+            raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
+    s = general_summary(result)
+    if as_json:
+        print(json.dumps(s))
+    else:
+        c = Console(soft_wrap=True, highlight=False)
+        c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
+        c.print("skeleton: designated walks per layer, one path per trainable weight")
+        verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
+        c.print(f"basis: {s['basis_size']} paths, {verdict}")
+        c.print("time: " + ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items()), style="dim")
     if not result.certified:
         raise typer.Exit(EXIT_NOT_CERTIFIED)

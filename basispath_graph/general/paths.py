@@ -22,9 +22,10 @@ from ..linalg.peeling import peel
 from ..values import is_int, show_value
 from ..verify.certify import Verdict
 from ..verify.rank import exact_rank_of_rows, rank_of_rows, rows_of
+from .blocks import GeneralBlock, flatten_general
 from .model import GeneralNetwork
 
-__all__ = ["GeneralPath", "read_general_path", "general_basis_of", "path_weights", "certify_general", "format_general_path"]
+__all__ = ["GeneralPath", "read_general_path", "general_basis_of", "certify_blocks", "path_block", "certify_general", "format_general_path"]
 
 GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int | None, ...]]  # ((layer, index), ...), taps
 
@@ -92,14 +93,12 @@ def path_problem(net: GeneralNetwork, path: GeneralPath) -> str | None:
     return None
 
 
-def path_weights(net: GeneralNetwork, path: GeneralPath) -> list[int]:
-    """Weight ids of a valid path's trainable hops, in path order."""
+def path_block(net: GeneralNetwork, path: GeneralPath) -> GeneralBlock:
+    """A valid path as a one-path block."""
     nodes, taps = path
-    return [
-        net.weight_id(net.hop[(a, b, True)], i, j, t)
-        for (a, i), (b, j), t in zip(nodes, nodes[1:], taps)
-        if t is not None
-    ]
+    hops = tuple(net.hop[(a, b, t is not None)] for (a, _), (b, _), t in zip(nodes, nodes[1:], taps))
+    return GeneralBlock(tuple(l for l, _ in nodes), hops, np.array([[i for _, i in nodes]], dtype=np.int64),
+                        np.array([[0 if t is None else t for t in taps]], dtype=np.int64).reshape(1, len(taps)))
 
 
 def certify_general(net: GeneralNetwork, paths: list[GeneralPath]) -> Verdict:
@@ -108,23 +107,30 @@ def certify_general(net: GeneralNetwork, paths: list[GeneralPath]) -> Verdict:
     Defects: ``path 3 (x:0 -[1]-> y:2): ...``, ``path 7 (...) duplicates path 2``,
     ``size 41 != m - H = 44``, ``dependent: rank 40 < 44``.
     """
-    expected, size = net.basis_size, len(paths)
     for n, p in enumerate(paths):
         problem = path_problem(net, p)
         if problem:
-            return Verdict(False, f"path {n} ({format_general_path(net, p)}): {problem}", size, expected, None)
-    rows = [path_weights(net, p) for p in paths]
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    wids = np.fromiter((w for r in rows for w in r), dtype=np.int64, count=int(ptr[-1]))
+            return Verdict(False, f"path {n} ({format_general_path(net, p)}): {problem}", len(paths), net.basis_size, None)
+    first: dict[GeneralPath, int] = {}
+    duplicate = None
+    for n, p in enumerate(paths):
+        if p in first:
+            duplicate = f"path {n} ({format_general_path(net, p)}) duplicates path {first[p]}"
+            break
+        first[p] = n
+    return certify_blocks(net, [path_block(net, p) for p in paths], duplicate)
+
+
+def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: str | None = None) -> Verdict:
+    """The size and independence part of the certification, on valid blocks (a duplicate found
+    by the caller is reported before the size)."""
+    expected, size = net.basis_size, sum(len(b) for b in blocks)
+    ptr, wids = flatten_general(net, blocks)
     pr = peel(ptr, wids, net.m)
     core = rows_of(ptr, wids, pr.core)
     rank = pr.n_peeled + rank_of_rows(core)
-    first: dict[GeneralPath, int] = {}
-    for n, p in enumerate(paths):
-        if p in first:
-            return Verdict(False, f"path {n} ({format_general_path(net, p)}) duplicates path {first[p]}", size, expected, rank)
-        first[p] = n
+    if duplicate:
+        return Verdict(False, duplicate, size, expected, rank)
     if size != expected:
         return Verdict(False, f"size {size} != m - H = {expected}", size, expected, rank)
     if rank < size:

@@ -1,0 +1,65 @@
+"""Many paths of a general network at once: blocks of paths along one route, as arrays.
+
+A ``GeneralBlock`` holds paths that visit the same layers over the same connections (``hops``:
+connection indices, one per hop); ``nodes[p, k]`` is path p's neuron in its k-th layer and
+``taps[p, k]`` its tap on hop k (0 on identity hops, where there is no weight). The single-path
+form of ``general.paths`` converts to and from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import GeneralNetwork
+
+__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths"]
+
+
+@dataclass(frozen=True)
+class GeneralBlock:
+    layers: tuple[int, ...]
+    hops: tuple[int, ...]  # connection index of each hop
+    nodes: np.ndarray  # (paths, len(layers)) int64
+    taps: np.ndarray  # (paths, len(hops)) int64
+
+    def __len__(self) -> int:
+        return int(self.nodes.shape[0])
+
+
+def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:
+    """(paths, trainable hops) weight ids of a valid block (identity hops have none)."""
+    cols = []
+    for k, c_idx in enumerate(block.hops):
+        c = net.connections[c_idx]
+        if not c.trainable:
+            continue
+        i, t = block.nodes[:, k], block.taps[:, k]
+        if c.kind == "dense":
+            j = block.nodes[:, k + 1]
+            cols.append(net.offsets[c_idx] + (i * net.layers[c.target].size + j) * c.taps + t)
+        else:
+            cols.append(net.offsets[c_idx] + i * c.taps + t)
+    if not cols:
+        return np.zeros((len(block), 0), dtype=np.int64)
+    return np.stack(cols, axis=1).astype(np.int64)
+
+
+def flatten_general(net: GeneralNetwork, blocks: list[GeneralBlock]) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (ptr, weight ids) of every path of ``blocks``, in order (what ``linalg.peel`` takes)."""
+    parts = [block_weight_ids(net, b) for b in blocks]
+    lengths = np.concatenate([np.full(len(w), w.shape[1], dtype=np.int64) for w in parts]) if parts else np.zeros(0, dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    wids = np.concatenate([w.ravel() for w in parts]) if parts else np.zeros(0, dtype=np.int64)
+    return ptr, wids
+
+
+def block_paths(net: GeneralNetwork, block: GeneralBlock) -> list[dict]:
+    """The paths of a block in the export form ``{"nodes": [[name, index], ...], "taps": [...]}``."""
+    names = [net.layers[l].name for l in block.layers]
+    trainable = [net.connections[k].trainable for k in block.hops]
+    return [
+        {"nodes": [[n, int(i)] for n, i in zip(names, row)], "taps": [int(t) if tr else None for t, tr in zip(trow, trainable)]}
+        for row, trow in zip(block.nodes.tolist(), block.taps.tolist())
+    ]

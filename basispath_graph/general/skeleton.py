@@ -1,0 +1,163 @@
+"""The skeleton basis of a general network: designated walks, one path per trainable weight.
+
+As for layered networks (math notes, section 3), every neuron gets a designated incoming hop
+(``pred``) and a designated outgoing one (``succ``); ``in(z)`` follows preds back to an input,
+``out(z)`` succs forward to an output, and each trainable weight e = (u, v, tap) gives the path
+``in(u) + e + out(v)``. Designations are per layer, so every walk of a layer runs along the
+same layers and the paths come out as arrays (``GeneralBlock``), connection by connection:
+
+- a layer's designated hop is an **identity** connection when it has one (so neurons joined by
+  identity edges share their walks: T(z) = in(z) + out(z) is the same path along a chain of
+  identity edges, one path per rescaling class), else its first trainable connection in spec
+  order, at neuron 0 (dense) or the same neuron (diagonal), tap 0;
+- a weight that is nobody's designated hop lies on no walk: its path holds it alone (it peels);
+- a designated weight gives T(z) of the neuron it is designated for; these are deduplicated.
+
+The count is (m - |designated|) + |distinct T| and must be m - H; the result is then certified
+exactly (peeling, elimination on the core). Where the identity edges of a class branch and merge
+so that the per-layer walks do not give one path per class, the count is off and
+``UnsupportedIdentity`` says so in one line, naming the layers (never a wrong basis).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import BadInput
+from .blocks import GeneralBlock
+from .model import GeneralNetwork
+
+__all__ = ["Walks", "skeleton_blocks", "UnsupportedIdentity"]
+
+
+class UnsupportedIdentity(BadInput):
+    """The designated walks do not give m - H distinct paths on this identity structure."""
+
+
+@dataclass
+class Walks:
+    """Per layer: the designated connection in and out, and the walks of its neurons."""
+
+    pred: dict[int, int]  # layer -> connection index (non-input layers)
+    succ: dict[int, int]  # layer -> connection index (non-output layers)
+    in_layers: dict[int, tuple[int, ...]]
+    in_hops: dict[int, tuple[int, ...]]
+    in_nodes: dict[int, np.ndarray]  # (size, len(in_layers)) neurons of each neuron's in-walk
+    out_layers: dict[int, tuple[int, ...]]
+    out_hops: dict[int, tuple[int, ...]]
+    out_nodes: dict[int, np.ndarray]
+
+
+def _designated(net: GeneralNetwork, into: bool) -> dict[int, int]:
+    chosen: dict[int, int] = {}
+    for k, c in enumerate(net.connections):
+        layer = c.target if into else c.source
+        prev = chosen.get(layer)
+        if prev is None or (c.kind == "identity" and net.connections[prev].kind != "identity"):
+            chosen[layer] = k
+    return chosen
+
+
+def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray, forward: bool) -> np.ndarray:
+    """Neuron on the other side of connection ``c_idx`` for neurons ``index`` (designated: 0 for
+    dense, the same neuron otherwise)."""
+    c = net.connections[c_idx]
+    return np.zeros_like(index) if c.kind == "dense" else index
+
+
+def designated_walks(net: GeneralNetwork) -> Walks:
+    pred, succ = _designated(net, into=True), _designated(net, into=False)
+    in_layers, in_hops, in_nodes = {}, {}, {}
+    for layer in range(len(net.layers)):  # topological order: a pred's source comes first
+        idx = np.arange(net.layers[layer].size, dtype=np.int64)
+        if layer in net.inputs:
+            in_layers[layer], in_hops[layer], in_nodes[layer] = (layer,), (), idx[:, None]
+            continue
+        k = pred[layer]
+        a = net.connections[k].source
+        prev = in_nodes[a][_follow(net, k, idx, forward=False)]
+        in_layers[layer], in_hops[layer] = in_layers[a] + (layer,), in_hops[a] + (k,)
+        in_nodes[layer] = np.concatenate([prev, idx[:, None]], axis=1)
+    out_layers, out_hops, out_nodes = {}, {}, {}
+    for layer in reversed(range(len(net.layers))):
+        idx = np.arange(net.layers[layer].size, dtype=np.int64)
+        if layer in net.outputs:
+            out_layers[layer], out_hops[layer], out_nodes[layer] = (layer,), (), idx[:, None]
+            continue
+        k = succ[layer]
+        b = net.connections[k].target
+        nxt = out_nodes[b][_follow(net, k, idx, forward=True)]
+        out_layers[layer], out_hops[layer] = (layer,) + out_layers[b], (k,) + out_hops[b]
+        out_nodes[layer] = np.concatenate([idx[:, None], nxt], axis=1)
+    return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes)
+
+
+def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
+    """Paths in(u) + e + out(v) of the weights of connection k that are nobody's designated hop."""
+    c = net.connections[k]
+    a, b = c.source, c.target
+    sa, sb = net.layers[a].size, net.layers[b].size
+    if c.kind == "dense":
+        i, j, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
+    else:
+        i, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
+        j = i
+    designated = np.zeros(len(i), dtype=bool)
+    if w.pred.get(b) == k:  # pred of (b, j) is (a, 0 or j) with tap 0
+        designated |= (t == 0) & ((i == 0) if c.kind == "dense" else True)
+    if w.succ.get(a) == k:  # succ of (a, i) is (b, 0 or i) with tap 0
+        designated |= (t == 0) & ((j == 0) if c.kind == "dense" else True)
+    keep = ~designated
+    if not keep.any():
+        return None
+    i, j, t = i[keep], j[keep], t[keep]
+    nodes = np.concatenate([w.in_nodes[a][i], w.out_nodes[b][j]], axis=1)
+    hops = w.in_hops[a] + (k,) + w.out_hops[b]
+    taps = np.zeros((len(i), len(hops)), dtype=np.int64)
+    taps[:, len(w.in_hops[a])] = t
+    return GeneralBlock(w.in_layers[a] + w.out_layers[b], hops, nodes, taps)
+
+
+def _through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
+    """T(z) = in(z) + out(z) of every neuron with a trainable designated hop, each distinct path once."""
+    seen: set = set()
+    blocks = []
+    for layer in range(len(net.layers)):
+        has_trainable = (layer in w.pred and net.connections[w.pred[layer]].trainable) or (
+            layer in w.succ and net.connections[w.succ[layer]].trainable
+        )
+        if not has_trainable:
+            continue
+        layers = w.in_layers[layer] + w.out_layers[layer][1:]
+        hops = w.in_hops[layer] + w.out_hops[layer]
+        nodes = np.concatenate([w.in_nodes[layer], w.out_nodes[layer][:, 1:]], axis=1)
+        fresh = []
+        for row, key in enumerate(map(tuple, nodes.tolist())):
+            if (hops, key) not in seen:
+                seen.add((hops, key))
+                fresh.append(row)
+        if fresh:
+            rows = np.asarray(fresh, dtype=np.int64)
+            blocks.append(GeneralBlock(layers, hops, nodes[rows], np.zeros((len(rows), len(hops)), dtype=np.int64)))
+    return blocks
+
+
+def skeleton_blocks(net: GeneralNetwork) -> list[GeneralBlock]:
+    """m - H paths: the T paths first, then the paths of the non-designated weights by connection.
+    Raises UnsupportedIdentity when the count is not m - H (see the module doc)."""
+    w = designated_walks(net)
+    blocks = _through_paths(net, w)
+    for k, c in enumerate(net.connections):
+        if c.trainable:
+            block = _weight_paths(net, w, k)
+            if block is not None:
+                blocks.append(block)
+    size = sum(len(b) for b in blocks)
+    if size != net.basis_size:
+        raise UnsupportedIdentity(
+            f"{net.name or 'network'}: the skeleton's designated walks give {size} paths, not m - H = {net.basis_size}: "
+            "identity edges that branch or merge within a rescaling class are not supported yet"
+        )
+    return blocks
