@@ -32,10 +32,11 @@ def express_command(
     paths, a path outside its span, or a coefficient that is not an integer: the message
     says which), 2 for refused input (a path that is not a path of the network).
 
+    The basis file is an export of 'basispath solve --export' or a bare list of paths.
+
     Example:
 
-        basispath solve examples/fig1b.json --export basis.json
-        basispath express examples/fig1b.json basis.json 0:1,1:0,3:1,4:0
+        basispath express examples/fig1b.json basis.json 0:1,1:0,2:2,3:1,4:0
     """
     network = read_network(spec, max_weights)
     try:
