@@ -4,7 +4,8 @@ cannot take the suite down: the parent kills it at its timeout).
 Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR | --store-uri URI] [--store-engine deah|deah-complete|skeleton]
 
 NAME is ``<family>-<depth>x<width>`` with family dense / deep (both DenseNet-style), resnet, mlp,
-unet (a preset of basispath_graph.presets). KIND is one of:
+unet (a preset of basispath_graph.presets), or a real architecture of
+basispath_graph.general.presets (resnet18, resnet34, resnet20, vgg11: skeleton only). KIND is one of:
 
 skeleton      solve(engine="skeleton"): materialise time, basis paths / s, certification time
 deah          solve(engine="deah"): seconds per step, certified?, repairs
@@ -56,6 +57,12 @@ def rss_mb() -> float:
 
 
 def parse_net(name: str):
+    from basispath_graph.general.presets import GENERAL_FAMILIES, general_preset_spec
+
+    if name in GENERAL_FAMILIES:  # a real architecture at channel level (a general network)
+        from basispath_graph.general.model import parse_general
+
+        return parse_general(general_preset_spec(name), name, 10**12)
     try:
         family, dims = name.rsplit("-", 1)
         depth, width = (int(x) for x in dims.split("x"))
@@ -103,7 +110,11 @@ def rounded(timings: dict) -> dict:
 
 
 def case_skeleton(net) -> dict:
+    from basispath_graph.general.model import GeneralNetwork
     from basispath_graph.solver import solve
+
+    if isinstance(net, GeneralNetwork):
+        return case_skeleton_general(net)
 
     t0 = time.perf_counter()
     r = solve(net, "skeleton", 0, on_stage=Stages())
@@ -114,6 +125,24 @@ def case_skeleton(net) -> dict:
         "timings": rounded(r.timings),
         "basis_size": r.basis_size,
         "paths_per_s": r.basis_size / eng if eng > 0 else None,
+        "certified": r.certified,
+        "verdict": str(r.verdict),
+    }
+
+
+def case_skeleton_general(net) -> dict:
+    """The skeleton engine on a general network (general.solve): materialise, certify."""
+    from basispath_graph.general.solve import solve_general
+
+    t0 = time.perf_counter()
+    r = solve_general(net)
+    total = time.perf_counter() - t0
+    mat = r.timings["materialise"]
+    return {
+        "total_s": total,
+        "timings": rounded({"engine": mat, **r.timings}),
+        "basis_size": r.basis_size,
+        "paths_per_s": r.basis_size / mat if mat > 0 else None,
         "certified": r.certified,
         "verdict": str(r.verdict),
     }
@@ -450,7 +479,8 @@ def main() -> None:
     ap.add_argument("--store-engine", default="deah", choices=["deah", "deah-complete", "skeleton"])
     args = ap.parse_args()
     net = parse_net(args.net)
-    emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=net.L, rss_start_mb=round(rss_mb(), 1))
+    depth = net.L if hasattr(net, "L") else len(net.layers) - 1  # a general network: layers - 1
+    emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=depth, rss_start_mb=round(rss_mb(), 1))
     try:
         if args.engine == "skeleton":
             out = case_skeleton(net)

@@ -76,6 +76,8 @@ FULL_CASES = (
         _c("skeleton", "dense-8x512", 150),
         _c("deah-complete", "dense-8x512", 300),
         _c("deah", "deep-32x16", 120),
+        # issue 18: ResNet-18 at channel level with biases (11.7 M weights), a general network
+        _c("skeleton", "resnet18", 150),
         # The same deah-complete run of dense-8x128 persisted to Neo4j over Bolt (about 8 M rows).
         _c("store", "dense-8x128", 600, "deah-complete", "neo4j"),
         # Faithful deah is known to miss these two by far (> 10x the 20 s target in earlier runs);

@@ -70,6 +70,8 @@ TABLE = (
     Target("complete-vs-skeleton", "deah-complete within {limit} of the skeleton engine on {on}", 3.0, "x"),
     Target("deah-128", "faithful deah {net} solved and certified <= {limit}", 30.0, "s", "dense-8x128"),
     Target("complete-repairs", "deah-complete: {limit} repairs{which}", 0, "number"),
+    Target("general-time", "skeleton basis of {net} (channel level, biases) built and certified <= {limit}", 60.0, "s", "resnet18"),
+    Target("general-memory", "skeleton basis of {net} peak memory <= {limit}", 8.0, "GB", "resnet18"),
 )
 T = {t.key: t for t in TABLE}
 
@@ -409,6 +411,18 @@ def judge_complete_repairs(v: Verdicts) -> None:
         v.add(t.label(which=""), "-", "NOT MEASURED", "no deah-complete case ran")
 
 
+def judge_general(v: Verdicts) -> None:
+    """Issue 18: the skeleton engine on ResNet-18 at channel level, time and peak memory."""
+    t, mem = T["general-time"], T["general-memory"]
+    name = f"skeleton/{t.net}"
+    v.single(name, t.label(), t.limit, lambda r: _certified_within(r, r["total_s"], t.limit, fs(r["total_s"])))
+    rec = v.by.get(name)
+    if rec is not None and rec["status"] == "ok" and rec.get("peak_rss_mb") is not None:
+        v.add(mem.label(), fmb(rec["peak_rss_mb"]), _upper(rec["peak_rss_mb"] / 1024, mem.limit, "GB"))
+    else:
+        v.add(mem.label(), "-", "NOT MEASURED", "needs the time case to finish")
+
+
 def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]:
     """Every target, in the report's order."""
     v = Verdicts(records)
@@ -429,4 +443,5 @@ def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]
     judge_complete_vs_deah(v)
     judge_complete_vs_skeleton(v)
     judge_complete_repairs(v)
+    judge_general(v)
     return v.out

@@ -343,3 +343,35 @@ def test_solve_and_verify_a_general_spec_from_the_cli(tmp_path):
     assert cli("verify", str(path), str(export), check=0).stdout == f"certified: {m - H} independent paths = m - H = {m} - {H}\n"
     r = cli("solve", str(path), "--engine", "deah-complete", check=2)
     assert r.stderr == f"error: {path}: engine deah-complete reads layered specs (widths, skips) only so far; a general network is solved with --engine skeleton\n"
+
+
+# ---------------------------------------------------------------- real architectures
+
+
+def test_real_architecture_presets_count_their_tensors():
+    """m is the model's own tensor count with each BatchNorm folded into a per-channel bias:
+    torchvision's resnet18 has 11,678,912 conv/fc weights, 1,000 fc biases and 4,800 BatchNorm
+    channels (64 + 4*64 + 5*128 + 5*256 + 5*512, projections included); vgg11 has 132,863,336
+    parameters. H: every conv's channels are a class, except that identity shortcuts join a
+    stage's block outputs (and the stem with layer1) into one class per channel."""
+    from basispath_graph.general.presets import general_preset_spec
+
+    r18 = parse_general(general_preset_spec("resnet18"), "resnet18", 10**9)
+    assert r18.m == 11_678_912 + 1_000 + 4_800
+    assert r18.H == 64 + (2 * 64 + 2 * 128 + 2 * 256 + 2 * 512) + (128 + 256 + 512)
+    vgg = parse_general(general_preset_spec("vgg11"), "vgg11", 10**9)
+    assert (vgg.m, vgg.H) == (132_863_336, 64 + 128 + 256 * 2 + 512 * 4 + 4096 * 2)
+    r34 = parse_general(general_preset_spec("resnet34"), "resnet34", 10**9)
+    assert r34.m == 21_797_672 - 1_000 - 2 * 8_512 + 8_512 + 1_000  # torchvision: 21,797,672 with 2 BN params per channel
+
+
+def test_resnet20_preset_is_solved_and_certified_from_the_cli(tmp_path):
+    spec = tmp_path / "resnet20.json"
+    r = cli("spec", "preset", "resnet20", "-o", str(spec), check=0)
+    assert r.stderr == f"resnet20: general network, 22 layers, 49 connections, m = 271690, H = 448 (written to {spec})\n"
+    out = json.loads(cli("solve", str(spec), "--json", check=0).stdout)
+    assert (out["basis_size"], out["certified"]) == (271690 - 448, True)
+    r = cli("spec", "preset", "resnet18", "--width", "3", check=2)
+    assert r.stderr == "error: resnet18 is a real architecture with fixed channels: it takes no --depth, --width, --in, --out or --stride\n"
+    r = cli("spec", "preset", "resnet", "--width", "3", check=2)
+    assert r.stderr == "error: family resnet needs --depth (see 'basispath presets')\n"

@@ -155,9 +155,13 @@ def test_cli_presets_list(tmp_path, monkeypatch, capsys):
     res = run_in_process(["presets"], tmp_path, monkeypatch, capsys)
     assert res.returncode == 0, show(res)
     lines = res.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == list(FAMILY_NAMES)
+    from basispath_graph.general.presets import GENERAL_FAMILIES
+
+    assert [line.split()[0] for line in lines] == list(FAMILY_NAMES) + list(GENERAL_FAMILIES)
     for line, family in zip(lines, FAMILIES.values()):
         assert line.endswith(family.description)
+    for line, (description, _) in zip(lines[len(FAMILY_NAMES):], GENERAL_FAMILIES.values()):
+        assert line.endswith(f"{description} (general spec, no --depth/--width)")
 
 
 def test_cli_spec_preset_round_trip_and_solve(tmp_path):

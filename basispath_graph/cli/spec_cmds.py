@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from ..fileio import write_atomic
+from ..general.presets import GENERAL_FAMILIES, general_preset_spec
 from ..presets import FAMILIES, PresetError, preset_spec, weight_count
 from ..spec import MAX_WEIGHTS_ENV, SpecError, parse_spec, resolve_max_weights
 from .common import fail
@@ -75,6 +76,22 @@ def _finish(spec: dict, output: Optional[Path], max_weights: Optional[int], laye
     )
 
 
+def _finish_general(spec: dict, output: Optional[Path], max_weights: Optional[int]) -> None:
+    """A general spec: checked as loading the written file would, written, summarised on stderr."""
+    from ..general.model import parse_general
+
+    try:
+        network = parse_general(spec, spec["name"], resolve_max_weights(max_weights))
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    body = ",\n".join(f"    {json.dumps(x)}" for x in spec["layers"])
+    conns = ",\n".join(f"    {json.dumps(x)}" for x in spec["connections"])
+    _write(output, f'{{\n  "name": {json.dumps(spec["name"])},\n  "layers": [\n{body}\n  ],\n  "connections": [\n{conns}\n  ]\n}}\n')
+    where = f"written to {output}" if output is not None else "written to stdout"
+    print(f"{spec['name']}: general network, {len(network.layers)} layers, {len(network.connections)} connections,"
+          f" m = {network.m}, H = {network.H} ({where})", file=sys.stderr)
+
+
 _OUTPUT_HELP = "Write the spec to this file (atomically); default: stdout."
 _MAX_WEIGHTS_HELP = "Refuse networks with more weights (default 50,000,000 or $BASISPATH_MAX_WEIGHTS)."
 
@@ -82,23 +99,27 @@ _MAX_WEIGHTS_HELP = "Refuse networks with more weights (default 50,000,000 or $B
 def presets_command() -> None:
     """List the architecture families that 'basispath spec preset' can write.
 
-    Every family has widths [N] + [W]*(D-1) + [K] for depth D (D+1 layers), width W,
-    input width N and output width K (both default W); the family decides the skips.
+    The layered families have widths [N] + [W]*(D-1) + [K] for depth D (D+1 layers), width W,
+    input width N and output width K (both default W); the family decides the skips. The real
+    architectures (resnet18, resnet34, resnet20, vgg11) are general specs at channel level with
+    their published channels and kernels (docs/general-networks.md).
 
     Example:
 
         basispath presets
     """
-    pad = max(len(n) for n in FAMILIES)
+    pad = max(len(n) for n in (*FAMILIES, *GENERAL_FAMILIES))
     for family in FAMILIES.values():
         print(f"{family.name:<{pad}}  {family.description}")
+    for name, (description, _) in GENERAL_FAMILIES.items():  # general specs: no --depth/--width
+        print(f"{name:<{pad}}  {description} (general spec, no --depth/--width)")
 
 
 @spec_app.command("preset")
 def preset_command(
     name: str = typer.Argument(..., metavar="NAME", help=f"Family: {' | '.join(FAMILIES)} (see 'basispath presets')."),
-    depth: int = typer.Option(..., "--depth", "-d", help="Depth D = number of layer pairs (D+1 layers)."),
-    width: int = typer.Option(..., "--width", "-w", help="Hidden width W."),
+    depth: Optional[int] = typer.Option(None, "--depth", "-d", help="Depth D = number of layer pairs (D+1 layers); layered families only."),
+    width: Optional[int] = typer.Option(None, "--width", "-w", help="Hidden width W; layered families only."),
     in_width: Optional[int] = typer.Option(None, "--in", help="Input width N (default: W)."),
     out_width: Optional[int] = typer.Option(None, "--out", help="Output width K (default: W)."),
     stride: Optional[int] = typer.Option(None, "--stride", help="Skip span S >= 2 (family 'stride' only)."),
@@ -114,6 +135,15 @@ def preset_command(
 
         basispath spec preset densenet --depth 8 --width 128 -o densenet-8x128.json
     """
+    if name in GENERAL_FAMILIES:
+        if any(v is not None for v in (depth, width, in_width, out_width, stride)):
+            raise fail(f"{name} is a real architecture with fixed channels: it takes no --depth, --width, --in, --out or --stride")
+        _check_output(output)
+        _finish_general(general_preset_spec(name), output, max_weights)
+        return
+    for option, value in (("--depth", depth), ("--width", width)):
+        if value is None:
+            raise fail(f"family {name} needs {option} (see 'basispath presets')")
     try:
         spec = preset_spec(name, depth, width, in_width=in_width, out_width=out_width, stride=stride)
     except PresetError as exc:

@@ -21,8 +21,8 @@ __all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths"]
 class GeneralBlock:
     layers: tuple[int, ...]
     hops: tuple[int, ...]  # connection index of each hop
-    nodes: np.ndarray  # (paths, len(layers)) int64
-    taps: np.ndarray  # (paths, len(hops)) int64
+    nodes: np.ndarray  # (paths, len(layers)) integers (int32 where the engine builds them: memory)
+    taps: np.ndarray  # (paths, len(hops)) integers
 
     def __len__(self) -> int:
         return int(self.nodes.shape[0])
@@ -35,9 +35,9 @@ def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:
         c = net.connections[c_idx]
         if not c.trainable:
             continue
-        i, t = block.nodes[:, k], block.taps[:, k]
+        i, t = block.nodes[:, k].astype(np.int64), block.taps[:, k].astype(np.int64)
         if c.kind == "dense":
-            j = block.nodes[:, k + 1]
+            j = block.nodes[:, k + 1].astype(np.int64)
             cols.append(net.offsets[c_idx] + (i * net.layers[c.target].size + j) * c.taps + t)
         else:
             cols.append(net.offsets[c_idx] + i * c.taps + t)

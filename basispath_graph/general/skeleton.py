@@ -113,9 +113,10 @@ def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
     if not keep.any():
         return None
     i, j, t = i[keep], j[keep], t[keep]
-    nodes = np.concatenate([w.in_nodes[a][i], w.out_nodes[b][j]], axis=1)
+    # int32: the largest blocks (a 512 x 512 x 9 conv) hold millions of rows
+    nodes = np.concatenate([w.in_nodes[a][i], w.out_nodes[b][j]], axis=1).astype(np.int32)
     hops = w.in_hops[a] + (k,) + w.out_hops[b]
-    taps = np.zeros((len(i), len(hops)), dtype=np.int64)
+    taps = np.zeros((len(i), len(hops)), dtype=np.int32)
     taps[:, len(w.in_hops[a])] = t
     return GeneralBlock(w.in_layers[a] + w.out_layers[b], hops, nodes, taps)
 
