@@ -226,3 +226,29 @@ def info_command(
           f"(inputs {', '.join(info['inputs'])}; outputs {', '.join(info['outputs'])}), "
           f"connections: {kinds['dense']} dense, {kinds['diagonal']} diagonal, {kinds['identity']} identity")
     print(f"m = {general.m} trainable weights, H = {general.H} hidden rescaling classes, |B| = m - H = {general.basis_size}")
+
+
+@spec_app.command("from-onnx")
+def from_onnx_command(
+    model: Path = typer.Argument(..., help="An ONNX model file (.onnx)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help=_OUTPUT_HELP),
+    name: Optional[str] = typer.Option(None, "--name", help="Network name (default: the ONNX graph's name)."),
+    max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help=_MAX_WEIGHTS_HELP),
+) -> None:
+    """Write the general spec of an ONNX model at channel level: Conv (groups=1, kernel taps),
+    Gemm/MatMul, biases, BatchNorm (folded into the conv or linear before it, else a per-channel
+    scale), ReLU, pooling, Flatten, Add (identity or projection shortcut) and Concat. Any other
+    operation is refused by name (docs/general-networks.md).
+
+    Example:
+
+        basispath spec from-onnx resnet18.onnx -o resnet18.json
+    """
+    from ..general.onnx_import import OnnxImportError, spec_from_onnx
+
+    _check_output(output)
+    try:
+        spec = spec_from_onnx(model, name)
+    except OnnxImportError as exc:
+        raise fail(str(exc)) from None
+    _finish_general(spec, output, max_weights)
