@@ -375,3 +375,29 @@ def test_resnet20_preset_is_solved_and_certified_from_the_cli(tmp_path):
     assert r.stderr == "error: resnet18 is a real architecture with fixed channels: it takes no --depth, --width, --in, --out or --stride\n"
     r = cli("spec", "preset", "resnet", "--width", "3", check=2)
     assert r.stderr == "error: family resnet needs --depth (see 'basispath presets')\n"
+
+
+def test_densenet_bc_preset_counts_and_solves():
+    """DenseNet-BC-40 (k = 12): m from the architecture's own formula, every BatchNorm over a
+    concatenation 2 parameters per channel and consumer, the bottleneck's BatchNorm folded into
+    a bias of its 1x1 conv; no identity edges, so H = every neuron but the input, bias and fc."""
+    from basispath_graph.general.presets import general_preset_spec
+    from basispath_graph.general.solve import solve_general
+
+    k, m = 12, 3 * 24 * 9
+    channels = 24
+    for block in range(3):
+        for n in range(6):
+            c_in = channels + n * k
+            m += 2 * c_in + c_in * 4 * k + 4 * k + 4 * k * k * 9
+        channels += 6 * k
+        if block < 2:
+            m += 2 * channels + channels * (channels // 2)
+            channels //= 2
+    m += 2 * channels + channels * 10 + 10
+    spec = general_preset_spec("densenet-bc-40")
+    net = parse_general(spec, "densenet-bc-40", 10**9)
+    assert net.m == m
+    assert net.H == sum(l["size"] for l in spec["layers"]) - (1 + 3 + 10)
+    result = solve_general(net)
+    assert result.certified and result.basis_size == net.m - net.H

@@ -90,11 +90,65 @@ def _vgg11() -> dict:
     return b.spec()
 
 
+def _densenet_bc(name: str, growth: int, layers_per_block: int, blocks: int, classes: int) -> dict:
+    """DenseNet-BC for CIFAR (Huang et al. 2017): a 3x3 stem of 2k channels; dense blocks of
+    bottleneck layers BN-ReLU-Conv1x1(4k)-BN-ReLU-Conv3x3(k), each reading the concatenation of
+    every earlier feature map of its block; transitions BN-ReLU-Conv1x1 halving the channels
+    (compression 0.5); BN-ReLU, global pool and fc at the end. Convs have no bias.
+
+    A BatchNorm over a concatenation has its own scale and shift per consumer, so it cannot fold
+    into the convs that wrote the channels: each consumer reads every feature map through a
+    ``diagonal`` connection plus a bias (a layer per consumer and feature map). The BatchNorm
+    inside a bottleneck follows its 1x1 conv alone and folds into it as a bias."""
+    b = _Builder(name)
+    b.layer("bias", 1)
+    b.layer("input", 3)
+    stem = b.layer("conv0", 2 * growth)
+    b.dense("input", stem, 9)
+    groups = [stem]
+
+    def normalised(consumer: str) -> list[str]:  # BN-ReLU of each feature map, for one consumer
+        out = []
+        for g in groups:
+            size = next(l["size"] for l in b.layers if l["name"] == g)
+            bn = b.layer(f"{consumer}.norm.{g}", size)
+            b.connections.append({"from": g, "to": bn, "kind": "diagonal", "taps": 1})
+            b.dense("bias", bn)
+            out.append(bn)
+        return out
+
+    for block in range(1, blocks + 1):
+        for n in range(1, layers_per_block + 1):
+            base = f"block{block}.layer{n}"
+            inputs = normalised(base)
+            neck = b.layer(f"{base}.conv1", 4 * growth)
+            for bn in inputs:
+                b.dense(bn, neck, 1)
+            b.dense("bias", neck)  # the folded BatchNorm after the 1x1 conv
+            feature = b.layer(f"{base}.conv2", growth)
+            b.dense(neck, feature, 9)
+            groups.append(feature)
+        if block < blocks:
+            channels = sum(next(l["size"] for l in b.layers if l["name"] == g) for g in groups)
+            inputs = normalised(f"transition{block}")
+            trans = b.layer(f"transition{block}.conv", channels // 2)
+            for bn in inputs:
+                b.dense(bn, trans, 1)
+            groups = [trans]
+    inputs = normalised("final")
+    b.layer("fc", classes)
+    for bn in inputs:
+        b.dense(bn, "fc", 1)
+    b.dense("bias", "fc")
+    return b.spec()
+
+
 GENERAL_FAMILIES = {
     "resnet18": ("ResNet-18 (torchvision), channel level, BatchNorm folded into biases", lambda: _resnet("resnet18", 49, 64, [(64, 2), (128, 2), (256, 2), (512, 2)], 1000)),
     "resnet34": ("ResNet-34 (torchvision), channel level, BatchNorm folded into biases", lambda: _resnet("resnet34", 49, 64, [(64, 3), (128, 4), (256, 6), (512, 3)], 1000)),
     "resnet20": ("CIFAR ResNet-20 (He et al. 2016), projection shortcuts where channels change", lambda: _resnet("resnet20", 9, 16, [(16, 3), (32, 3), (64, 3)], 10)),
     "vgg11": ("VGG-11 (torchvision, configuration A), channel level, conv and fc biases", _vgg11),
+    "densenet-bc-40": ("DenseNet-BC for CIFAR, depth 40, growth rate 12 (3 blocks of 6 bottleneck layers)", lambda: _densenet_bc("densenet-bc-40", 12, 6, 3, 10)),
 }
 
 
