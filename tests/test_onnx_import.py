@@ -156,3 +156,85 @@ def test_from_onnx_refuses_by_op_name(tmp_path, mutate, message):
     assert r.stderr.startswith(f"error: {message}") and r.stderr.count("\n") == 1
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     assert cli("spec", "from-onnx", str(tmp_path / "junk.onnx"), check=2).stderr.startswith(f"error: {tmp_path / 'junk.onnx'}: not an ONNX model")
+
+
+# ---------------------------------------------------------------- review findings (issue 18)
+
+
+def _save(path, nodes, inits, inputs, outputs):
+    graph = helper.make_graph(nodes, path.stem, inputs, outputs, inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return path
+
+
+def _w(name, *shape):
+    return numpy_helper.from_array(np.ones(shape, dtype=np.float32), name)
+
+
+def _vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def test_a_graph_output_that_is_also_read_inside_stays_an_output(tmp_path):
+    """feat = ReLU(conv(x)) is a model output and feeds the next conv: its channels cannot
+    rescale (the output would change), so H is 0, not 4."""
+    path = _save(tmp_path / "mid.onnx", [
+        helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[1, 1], name="c1"),
+        helper.make_node("Relu", ["y"], ["feat"], name="r1"),
+        helper.make_node("Conv", ["feat", "w2"], ["out"], kernel_shape=[1, 1], name="c2"),
+    ], [_w("w1", 4, 3, 1, 1), _w("w2", 2, 4, 1, 1)], [_vi("x", [1, 3, 8, 8])], [_vi("feat", [1, 4, 8, 8]), _vi("out", [1, 2, 8, 8])])
+    net = parse_general(spec_from_onnx(path), "mid", 10**6)
+    assert (net.m, net.H) == (12 + 8, 0)
+    assert solve_general(net).certified
+
+
+def test_a_bias_added_to_a_conv_output_read_twice_does_not_copy_the_conv(tmp_path):
+    path = _save(tmp_path / "addb.onnx", [
+        helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], name="c1"),
+        helper.make_node("Add", ["y", "b"], ["ya"], name="addb"),
+        helper.make_node("Relu", ["y"], ["r1"], name="r1"),
+        helper.make_node("Relu", ["ya"], ["r2"], name="r2"),
+        helper.make_node("Concat", ["r1", "r2"], ["cat"], axis=1, name="cat"),
+        helper.make_node("Conv", ["cat", "w2"], ["out"], kernel_shape=[1, 1], name="c2"),
+    ], [_w("w1", 4, 3, 3, 3), _w("b", 1, 4, 1, 1), _w("w2", 2, 8, 1, 1)], [_vi("x", [1, 3, 8, 8])], [_vi("out", [1, 2, 8, 8])])
+    assert parse_general(spec_from_onnx(path), "addb", 10**6).m == 4 * 3 * 9 + 4 + 2 * 8
+
+
+@pytest.mark.parametrize(
+    "nodes, inits, message",
+    [
+        ([helper.make_node("MatMul", ["r", "wm"], ["out"], name="mm")], [_w("wm", 4, 5)],
+         "MatMul node 'mm' on a tensor of rank 4: only N x features (Flatten first)"),
+        ([helper.make_node("Flatten", ["r"], ["f"], axis=2, name="fl"), helper.make_node("Gemm", ["f", "wg"], ["out"], transB=1, name="g")],
+         [_w("wg", 5, 16)], "Flatten node 'fl' with axis 2: only axis 1 (N x features)"),
+        ([helper.make_node("Reshape", ["r", "shp"], ["rs"], name="rs"), helper.make_node("Conv", ["rs", "w2"], ["out"], kernel_shape=[1, 1], name="c2")],
+         [numpy_helper.from_array(np.array([1, 4, 4, 16], dtype=np.int64), "shp"), _w("w2", 2, 4, 1, 1)],
+         "Reshape node 'rs': only to N x features with a constant shape (a flatten)"),
+        ([helper.make_node("Flatten", ["r"], ["f"], name="fl"), helper.make_node("Gemm", ["f", "wg", "f"], ["out"], transB=1, name="g")],
+         [_w("wg", 64, 64)], "Gemm node 'g': input 2 is computed, not a constant bias: not supported"),
+        ([helper.make_node("Conv", ["r", "w1d"], ["out"], name="c2")], [_w("w1d", 4)], "Conv node 'c2': a weight of 1 dimensions"),
+    ],
+    ids=["matmul-rank4", "flatten-axis2", "reshape", "gemm-computed-c", "conv-1d-weight"],
+)
+def test_operations_that_are_not_channel_mixing_are_refused(tmp_path, nodes, inits, message):
+    stem = [helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[1, 1], name="c1"), helper.make_node("Relu", ["y"], ["r"], name="r1")]
+    path = _save(tmp_path / "m.onnx", stem + nodes, [_w("w1", 4, 3, 1, 1), *inits], [_vi("x", [1, 3, 4, 4])], [_vi("out", None)])
+    r = cli("spec", "from-onnx", str(path), check=2)
+    assert r.stderr == f"error: {message}\n"
+
+
+def test_skeleton_refuses_rather_than_returning_a_dependent_set():
+    """Two through-paths that differ only in identity hops are one vector: the skeleton counts
+    vectors, so this branching identity structure is refused in one line (exit 2 in the CLI),
+    never returned as 'NOT certified'."""
+    from basispath_graph.general.skeleton import UnsupportedIdentity, skeleton_blocks
+
+    spec = {"name": "r297", "layers": [{"name": f"l{k}", "size": s} for k, s in enumerate([1, 2, 2, 2, 2])],
+            "connections": [{"from": "l0", "to": "l1"}, {"from": "l0", "to": "l3", "taps": 2}, {"from": "l1", "to": "l2", "taps": 2},
+                            {"from": "l1", "to": "l2", "kind": "identity"}, {"from": "l1", "to": "l3", "taps": 2},
+                            {"from": "l1", "to": "l3", "kind": "identity"}, {"from": "l1", "to": "l4", "kind": "diagonal", "taps": 2},
+                            {"from": "l1", "to": "l4", "kind": "identity"}, {"from": "l2", "to": "l3"},
+                            {"from": "l2", "to": "l3", "kind": "identity"}, {"from": "l2", "to": "l4"},
+                            {"from": "l3", "to": "l4", "kind": "diagonal", "taps": 2}]}
+    with pytest.raises(UnsupportedIdentity, match="identity edges that branch or merge"):
+        skeleton_blocks(parse_general(spec, "r297", 10**6))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
+from ..errors import BadInput
 from ..export import discards_by_step
 from ..network import Network
 from ..discarded import certificate_lengths
@@ -25,8 +26,12 @@ __all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_fr
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
     ("m", "m (weights)"),
-    ("H", "H (hidden neurons)"),
+    ("H", "H (hidden rescaling classes)"),
     ("basis_size", "|B|"),
+    ("layers", "layers (general networks)"),
+    ("dense_connections", "dense connections"),
+    ("diagonal_connections", "diagonal connections"),
+    ("identity_connections", "identity shortcuts"),
     ("substructure_paths", "|P^S| substructure paths"),
     ("R", "R selected"),
     ("chains", "T chains"),
@@ -137,8 +142,28 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 
 
+def column_from_general(label: str, result) -> Column:
+    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict."""
+    net = result.network
+    kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
+    values = {
+        "engine": "skeleton", "m": net.m, "H": net.H, "basis_size": result.basis_size, "certified": result.certified,
+        "layers": len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()},
+    }
+    return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
+
+
 def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
-    """A stored complete run of this network, engine and seed if there is one, else solve now."""
+    """A stored complete run of this network, engine and seed if there is one, else solve now.
+    A general network (layers, connections) is solved now by the skeleton engine."""
+    from ..general.model import GeneralNetwork
+
+    if isinstance(network, GeneralNetwork):
+        from ..general.solve import solve_general
+
+        if engine != "skeleton":
+            raise BadInput(f"{path}: a general network is compared with --engine skeleton (the only engine that reads it so far)")
+        return column_from_general(column_label(network.name or path.stem, "skeleton"), solve_general(network))
     label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)

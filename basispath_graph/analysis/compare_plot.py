@@ -13,7 +13,7 @@ from pathlib import Path
 from ..fileio import write_atomic
 from .compare import STEP_ORDER
 
-__all__ = ["comparison_figure", "plot_comparison", "discard_series", "block_series", "REPAIRS_COLOUR"]
+__all__ = ["comparison_figure", "plot_comparison", "plotted_data", "discard_series", "block_series", "REPAIRS_COLOUR"]
 
 # (values key, legend text, colour): Step 3's discards by the rule that made them. A column only
 # has the keys of its engine (deah: SDVChain's steps; deah-complete: its rules).
@@ -103,8 +103,23 @@ def comparison_figure(columns):
     return fig
 
 
+def plotted_data(columns) -> dict:
+    """What the figure shows apart from the times (which change run to run): stored in the PNG's
+    Description text, so a check can tell a stale picture from a re-run (tools/tutorial.py)."""
+    return {
+        "labels": [c.label for c in columns],
+        "discards": discard_series(columns),
+        "repairs": [c.values.get("repairs") or 0 for c in columns],
+        "blocks": block_series(columns),
+        "chains": [c.values.get("chains") or 0 for c in columns],
+        "time_steps": [s for s in STEP_ORDER if any(s in c.timings for c in columns)],
+    }
+
+
 def plot_comparison(columns, path: Path) -> None:
     """Draw the comparison to the PNG file ``path`` (written atomically)."""
+    import json
+
     buffer = io.BytesIO()
-    comparison_figure(columns).savefig(buffer, dpi=110, format="png")
+    comparison_figure(columns).savefig(buffer, dpi=110, format="png", metadata={"Description": json.dumps(plotted_data(columns))})
     write_atomic(path, buffer.getvalue())

@@ -14,16 +14,26 @@ from ..analysis.compare import Comparison, cell_text, column_for_spec, column_fr
 from ..deah.step1_substructures import TooManySubstructures
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
-from .common import fail, failure, read_network, table_console
+from ..errors import BadInput
+from ..spec import SpecError, load_any_spec
+from .common import fail, failure, table_console
 from .help import ENGINE_HELP
 from .store_cmds import STORE_HELP, WAIT_HELP
+
+
+def _read_any(path: Path):
+    """A layered or a general spec (general networks are solved now by the skeleton engine)."""
+    try:
+        return load_any_spec(path, max_weights=None)
+    except SpecError as exc:
+        raise fail(str(exc)) from None
 
 
 def compare_command(
     items: List[str] = typer.Argument(..., help="Run ids and/or spec files (solved now when not stored)."),
     engine: List[str] = typer.Option(
-        [DEFAULT_ENGINE], "--engine", "-e",
-        help=f"Engine(s) for specs; repeat to compare engines. {ENGINE_HELP}",
+        [], "--engine", "-e",
+        help=f"Engine(s) for specs; repeat to compare engines. {ENGINE_HELP} Default: {DEFAULT_ENGINE}, and skeleton for a general spec.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for specs."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
@@ -49,7 +59,7 @@ def compare_command(
             raise fail(f"unknown engine '{e}'; choose one of: {', '.join(ENGINES)}")
     if plot is not None and (plot.is_dir() or not plot.expanduser().parent.exists()):
         raise fail(f"cannot write plot file {plot}: not a file in an existing folder")
-    specs = {item: read_network(Path(item), None) for item in items if Path(item).is_file()}
+    specs = {item: _read_any(Path(item)) for item in items if Path(item).is_file()}
     try:
         opened = open_store(store, write=False, wait=wait)
     except StoreError as exc:
@@ -60,14 +70,17 @@ def compare_command(
     try:
         for item in items:
             if item in specs:
-                for e in engine:
+                from ..general.model import GeneralNetwork
+
+                default = "skeleton" if isinstance(specs[item], GeneralNetwork) else DEFAULT_ENGINE
+                for e in engine or [default]:
                     columns.append(column_for_spec(None if fresh else opened, Path(item), specs[item], e, seed))
             else:
                 col = column_from_run(opened, item)
                 if col is None:
                     raise fail(f"{item}: neither a spec file nor a run id in this store")
                 columns.append(col)
-    except TooManySubstructures as exc:
+    except (TooManySubstructures, BadInput) as exc:
         raise fail(str(exc)) from None
     except StoreError as exc:
         raise failure(exc) from None

@@ -187,6 +187,9 @@ def parse_general(data: Mapping, source: str, max_weights: int) -> GeneralNetwor
             raise _fail(source, f"{where}.size must be an integer >= 1, got {show_value(size)}")
         index[lname] = n
         layers.append(GLayer(lname, int(size)))
+    neurons = sum(l.size for l in layers)
+    if neurons > max_weights:  # the rescaling classes are found neuron by neuron
+        raise _fail(source, f"more than {max_weights} neurons (the limit; raise it with --max-weights)")
     conns: list[GConnection] = []
     seen: dict[tuple[int, int, bool], int] = {}
     m = 0

@@ -67,9 +67,15 @@ class _Importer:
         import onnx
         from onnx import numpy_helper
 
+        try:  # ranks of intermediate tensors (MatMul/Gemm must read N x features)
+            model = onnx.shape_inference.infer_shapes(model)
+        except Exception:  # noqa: BLE001 - a model shape inference cannot follow: ranks stay unknown
+            pass
         self.graph = model.graph
         self.name = name
         self.init = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer}
+        self.rank = {v.name: len(v.type.tensor_type.shape.dim) for v in (*self.graph.value_info, *self.graph.input, *self.graph.output)
+                     if v.type.tensor_type.HasField("shape")}
         self.layers: list[dict] = []
         self.connections: list[dict] = []
         self.uses_bias = False
@@ -85,7 +91,7 @@ class _Importer:
     # -- layers -------------------------------------------------------------------------
 
     def _new_layer(self, name: str, size: int) -> str:
-        taken = {l["name"] for l in self.layers}
+        taken = {l["name"] for l in self.layers} | {"bias"}  # "bias" is the constant input's name
         base, n = name or "layer", 1
         while name in taken or not name:
             n += 1
@@ -124,8 +130,14 @@ class _Importer:
             if len(dims) < 2 or not dims[1].dim_value:
                 raise OnnxImportError(f"input {i.name!r}: need a known channel dimension (shape N x C x ...)")
             self.tensors[i.name] = View([(self._new_layer(i.name, dims[1].dim_value), dims[1].dim_value)])
+        if not inputs or not self.graph.node:
+            raise OnnxImportError(f"{self.name}: the model has no graph inputs or no nodes")
         for node in self.graph.node:
             op = node.op_type
+            if node.domain not in ("", "ai.onnx"):
+                raise OnnxImportError(f"unsupported operation {node.domain}.{op} (node {node.name!r}): only the standard ONNX domain")
+            if not node.input or not node.input[0] or not node.output:
+                raise OnnxImportError(f"{op} node {node.name!r} has no input or no output")
             handler = getattr(self, f"_op_{op}", None)
             if handler is not None:
                 handler(node)
@@ -135,14 +147,38 @@ class _Importer:
                 raise OnnxImportError(f"unsupported operation {op} (node {node.name!r}): only Conv, Gemm, MatMul, BatchNormalization, "
                                       "Relu, pooling, Flatten, Add and Concat are ReLU networks at channel level")
         for out in self.graph.output:
-            self._view(out.name)
+            view = self._view(out.name)
+            if self.readers.get(out.name, 0) > 1:
+                # Also read inside the graph: its layers have outgoing connections, so they would
+                # count as hidden; an output copy (identity edges) keeps them outputs' rescaling.
+                for layer, size in view.segments:
+                    copy = self._new_layer(f"{out.name}.output", size)
+                    self.connections.append({"from": layer, "to": copy, "kind": "identity"})
         layers = ([{"name": "bias", "size": 1}] if self.uses_bias else []) + self.layers
         return {"name": self.name, "layers": layers, "connections": self.connections}
 
-    def _weight(self, node, k: int) -> np.ndarray:
+    def _weight(self, node, k: int, ndim: tuple[int, ...]) -> np.ndarray:
         if len(node.input) <= k or node.input[k] not in self.init:
             raise OnnxImportError(f"{node.op_type} node {node.name!r}: its weight must be an initializer (a constant)")
-        return self.init[node.input[k]]
+        w = self.init[node.input[k]]
+        if w.ndim not in ndim:
+            raise OnnxImportError(f"{node.op_type} node {node.name!r}: a weight of {w.ndim} dimensions")
+        return w
+
+    def _features_input(self, node) -> None:
+        """Gemm/MatMul mix features of an N x features tensor; on more dimensions they would act
+        on the last axis, not on channels."""
+        r = self.rank.get(node.input[0])
+        if r is not None and r != 2:
+            raise OnnxImportError(f"{node.op_type} node {node.name!r} on a tensor of rank {r}: only N x features (Flatten first)")
+
+    def _bias_input(self, node, k: int) -> bool:
+        """Whether input k is a bias: a constant (a computed tensor there is not a weight)."""
+        if len(node.input) <= k or not node.input[k]:
+            return False
+        if node.input[k] not in self.init:
+            raise OnnxImportError(f"{node.op_type} node {node.name!r}: input {k} is computed, not a constant bias: not supported")
+        return True
 
     def _attr(self, node, name: str, default):
         for a in node.attribute:
@@ -154,20 +190,24 @@ class _Importer:
         groups = self._attr(node, "group", 1)
         if groups != 1:
             raise OnnxImportError(f"grouped conv (node {node.name!r}, group={groups}) is not supported: only group=1")
-        w = self._weight(node, 1)
+        w = self._weight(node, 1, (3, 4, 5))
         view = self._view(node.input[0], node)
         if w.shape[1] != view.channels:
             raise OnnxImportError(f"Conv node {node.name!r}: weight has {w.shape[1]} input channels, its input {view.channels}")
         taps = int(np.prod(w.shape[2:])) if w.ndim > 2 else 1
-        self._linear(node, view, w.shape[0], taps, has_bias=len(node.input) > 2 and bool(node.input[2]))
+        self._linear(node, view, w.shape[0], taps, has_bias=self._bias_input(node, 2))
 
     def _op_Gemm(self, node) -> None:
-        w = self._weight(node, 1)
+        if self._attr(node, "transA", 0):
+            raise OnnxImportError(f"Gemm node {node.name!r} with transA=1: not supported")
+        w = self._weight(node, 1, (2,))
+        self._features_input(node)
         out_f, in_f = (w.shape[0], w.shape[1]) if self._attr(node, "transB", 0) else (w.shape[1], w.shape[0])
-        self._dense_from_features(node, in_f, out_f, has_bias=len(node.input) > 2 and bool(node.input[2]))
+        self._dense_from_features(node, in_f, out_f, has_bias=self._bias_input(node, 2))
 
     def _op_MatMul(self, node) -> None:
-        w = self._weight(node, 1)
+        w = self._weight(node, 1, (2,))
+        self._features_input(node)
         self._dense_from_features(node, w.shape[0], w.shape[1], has_bias=False)
 
     def _dense_from_features(self, node, in_f: int, out_f: int, has_bias: bool) -> None:
@@ -207,11 +247,21 @@ class _Importer:
         consts = [t for t in (a_name, b_name) if t in self.init]
         if consts:  # x + bias vector
             other = b_name if a_name in self.init else a_name
+            const = self.init[consts[0]]
             src = self.tensors.get(other)
-            if not isinstance(src, Pending):
-                raise OnnxImportError(f"Add node {node.name!r}: a constant added to a layer that has no linear input to hold it")
-            self.tensors[node.output[0]] = Pending(src.channels, dict(src.dense), list(src.identity), src.biases + 1, src.made_by)
+            channels = src.channels if src is not None else 0
+            if const.size != channels or (const.ndim >= 3 and const.shape[-1] * const.shape[-2] != 1):
+                raise OnnxImportError(f"Add node {node.name!r}: a constant that is not one value per channel ({const.size} values for {channels} channels)")
+            if isinstance(src, Pending) and self.readers.get(other, 0) == 1:
+                self.tensors[node.output[0]] = Pending(src.channels, dict(src.dense), list(src.identity), src.biases + 1, src.made_by)
+                return
+            view = self._view(other, node)  # read elsewhere too: a layer of its own, then x + b
+            if len(view.segments) != 1:
+                raise OnnxImportError(f"Add node {node.name!r}: a bias added to a concatenation: not supported")
+            self.tensors[node.output[0]] = Pending(view.channels, {}, [view.segments[0][0]], 1, "Add")
             return
+        if a_name == b_name:
+            raise OnnxImportError(f"Add node {node.name!r} adds a tensor to itself: not supported")
         parts = []
         for t in (a_name, b_name):
             v = self.tensors.get(t)
@@ -236,7 +286,9 @@ class _Importer:
         self.tensors[node.output[0]] = total
 
     def _op_Concat(self, node) -> None:
-        if self._attr(node, "axis", 1) != 1:
+        axis = self._attr(node, "axis", 1)
+        rank = self.rank.get(node.output[0])
+        if axis != 1 and not (rank is not None and axis == 1 - rank):
             raise OnnxImportError(f"Concat node {node.name!r}: only along channels (axis 1)")
         segments = []
         for t in node.input:
@@ -244,10 +296,18 @@ class _Importer:
         self.tensors[node.output[0]] = View(segments)
 
     def _op_Flatten(self, node) -> None:
+        if self._attr(node, "axis", 1) != 1:
+            raise OnnxImportError(f"Flatten node {node.name!r} with axis {self._attr(node, 'axis', 1)}: only axis 1 (N x features)")
         view = self._view(node.input[0], node)
         self.tensors[node.output[0]] = View(view.segments, flat=True)
 
-    _op_Reshape = _op_Flatten  # to N x features before a Gemm: channels x positions, as Flatten
+    def _op_Reshape(self, node) -> None:
+        """Only to N x features (a flatten before a Gemm): a constant shape [N | -1 | 0, F | -1]."""
+        shape = self.init.get(node.input[1]) if len(node.input) > 1 else None
+        if shape is None or shape.ndim != 1 or len(shape) != 2 or (shape[1] != -1 and shape[1] < 1):
+            raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features with a constant shape (a flatten)")
+        view = self._view(node.input[0], node)
+        self.tensors[node.output[0]] = View(view.segments, flat=True)
 
 
 def spec_from_onnx(path, name: str | None = None) -> dict:

@@ -11,7 +11,8 @@ same layers and the paths come out as arrays (``GeneralBlock``), connection by c
   identity edges, one path per rescaling class), else its first trainable connection in spec
   order, at neuron 0 (dense) or the same neuron (diagonal), tap 0;
 - a weight that is nobody's designated hop lies on no walk: its path holds it alone (it peels);
-- a designated weight gives T(z) of the neuron it is designated for; these are deduplicated.
+- a designated weight gives T(z) of the neuron it is designated for; these are deduplicated as
+  vectors (two that differ only in identity hops are one vector).
 
 The count is (m - |designated|) + |distinct T| and must be m - H; the result is then certified
 exactly (peeling, elimination on the core). Where the identity edges of a class branch and merge
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BadInput
-from .blocks import GeneralBlock
+from .blocks import GeneralBlock, block_weight_ids
 from .model import GeneralNetwork
 
 __all__ = ["Walks", "skeleton_blocks", "UnsupportedIdentity"]
@@ -134,14 +135,17 @@ def _through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
         layers = w.in_layers[layer] + w.out_layers[layer][1:]
         hops = w.in_hops[layer] + w.out_hops[layer]
         nodes = np.concatenate([w.in_nodes[layer], w.out_nodes[layer][:, 1:]], axis=1)
+        block = GeneralBlock(layers, hops, nodes, np.zeros((len(nodes), len(hops)), dtype=np.int64))
+        # Distinct as vectors, not as node sequences: two through-paths that differ only in
+        # identity hops are the same vector (then the count check refuses, never a dependent set).
         fresh = []
-        for row, key in enumerate(map(tuple, nodes.tolist())):
-            if (hops, key) not in seen:
-                seen.add((hops, key))
+        for row, key in enumerate(map(tuple, np.sort(block_weight_ids(net, block), axis=1).tolist())):
+            if key not in seen:
+                seen.add(key)
                 fresh.append(row)
         if fresh:
             rows = np.asarray(fresh, dtype=np.int64)
-            blocks.append(GeneralBlock(layers, hops, nodes[rows], np.zeros((len(rows), len(hops)), dtype=np.int64)))
+            blocks.append(GeneralBlock(layers, hops, nodes[rows], block.taps[rows]))
     return blocks
 
 
