@@ -125,11 +125,7 @@ def solve_command(
         raise fail(f"{spec}: {exc}") from None
     except TooManySubstructures as exc:
         raise fail(f"{spec}: {exc}; use --engine skeleton") from None
-    if export is not None:
-        try:
-            write_atomic(export, json.dumps(export_document(result)))
-        except OSError as exc:
-            raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
+    _write_export(export, lambda: export_document(result))
     s = summary(result)
     if as_json:
         print(json.dumps(s))
@@ -137,6 +133,16 @@ def solve_command(
         _print_report(Console(soft_wrap=True, highlight=False), s)
     if not result.certified:
         raise typer.Exit(EXIT_NOT_CERTIFIED)
+
+
+def _write_export(export: Path | None, document) -> None:
+    """Write ``document()`` as JSON to ``export`` (atomically), if asked; one line on failure."""
+    if export is None:
+        return
+    try:
+        write_atomic(export, json.dumps(document()))
+    except OSError as exc:
+        raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
 
 
 def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, export: Path | None, as_json: bool) -> None:
@@ -147,11 +153,7 @@ def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, expo
         result = solve_general(network)
     except UnsupportedIdentity as exc:
         raise fail(f"{spec}: {exc}") from None
-    if export is not None:
-        try:
-            write_atomic(export, json.dumps(general_export(result)))
-        except OSError as exc:
-            raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
+    _write_export(export, lambda: general_export(result))
     s = general_summary(result)
     if as_json:
         print(json.dumps(s))

@@ -157,6 +157,15 @@ def _fail(source: str, message: str) -> BadInput:
     return SpecError(f"{source}: {message}")
 
 
+def _check_object(source: str, where: str, raw: object, keys: tuple[str, ...], what: str) -> None:
+    """``raw`` is a mapping with only ``keys``; else a SpecError naming ``where``."""
+    if not isinstance(raw, Mapping):
+        raise _fail(source, f"{where} must be an object with {', '.join(keys)}, got {show_value(raw)}")
+    extra = [k for k in raw if k not in keys]
+    if extra:
+        raise _fail(source, f"{where}: unknown key {show_value(extra[0])} ({what} has: {', '.join(keys)})")
+
+
 def parse_general(data: Mapping, source: str, max_weights: int) -> GeneralNetwork:
     """Check a general spec and build the network; SpecError ``<source>: <what>`` otherwise."""
     unknown = [k for k in data if k not in _SPEC_KEYS]
@@ -173,11 +182,7 @@ def parse_general(data: Mapping, source: str, max_weights: int) -> GeneralNetwor
     layers, index = [], {}
     for n, raw in enumerate(raw_layers):
         where = f"layers[{n}]"
-        if not isinstance(raw, Mapping):
-            raise _fail(source, f"{where} must be an object with name and size, got {show_value(raw)}")
-        extra = [k for k in raw if k not in _LAYER_KEYS]
-        if extra:
-            raise _fail(source, f"{where}: unknown key {show_value(extra[0])} (a layer has: name, size)")
+        _check_object(source, where, raw, _LAYER_KEYS, "a layer")
         lname, size = raw.get("name"), raw.get("size")
         if not isinstance(lname, str) or not lname:
             raise _fail(source, f"{where}.name must be a non-empty string, got {show_value(lname)}")
@@ -195,11 +200,7 @@ def parse_general(data: Mapping, source: str, max_weights: int) -> GeneralNetwor
     m = 0
     for n, raw in enumerate(raw_conns):
         where = f"connections[{n}]"
-        if not isinstance(raw, Mapping):
-            raise _fail(source, f"{where} must be an object with from, to, kind, taps, got {show_value(raw)}")
-        extra = [k for k in raw if k not in _CONNECTION_KEYS]
-        if extra:
-            raise _fail(source, f"{where}: unknown key {show_value(extra[0])} (a connection has: {', '.join(_CONNECTION_KEYS)})")
+        _check_object(source, where, raw, _CONNECTION_KEYS, "a connection")
         ends = []
         for key in ("from", "to"):
             v = raw.get(key)
