@@ -80,3 +80,13 @@ def read_network(path: Path, max_weights: int | None) -> Network:
         return load_spec(path, max_weights=max_weights)
     except SpecError as exc:
         raise fail(str(exc)) from None
+
+
+def read_any_network(path: Path, max_weights: int | None):
+    """``read_network`` for the commands that also read general specs (layers, connections)."""
+    from ..spec import load_any_spec
+
+    try:
+        return load_any_spec(path, max_weights=max_weights)
+    except SpecError as exc:
+        raise fail(str(exc)) from None

@@ -15,18 +15,9 @@ from ..deah.step1_substructures import TooManySubstructures
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..store import StoreError, open_store
 from ..errors import BadInput
-from ..spec import SpecError, load_any_spec
-from .common import fail, failure, table_console
+from .common import fail, failure, read_any_network, table_console
 from .help import ENGINE_HELP
 from .store_cmds import STORE_HELP, WAIT_HELP
-
-
-def _read_any(path: Path):
-    """A layered or a general spec (general networks are solved now by the skeleton engine)."""
-    try:
-        return load_any_spec(path, max_weights=None)
-    except SpecError as exc:
-        raise fail(str(exc)) from None
 
 
 def compare_command(
@@ -59,7 +50,7 @@ def compare_command(
             raise fail(f"unknown engine '{e}'; choose one of: {', '.join(ENGINES)}")
     if plot is not None and (plot.is_dir() or not plot.expanduser().parent.exists()):
         raise fail(f"cannot write plot file {plot}: not a file in an existing folder")
-    specs = {item: _read_any(Path(item)) for item in items if Path(item).is_file()}
+    specs = {item: read_any_network(Path(item), None) for item in items if Path(item).is_file()}
     try:
         opened = open_store(store, write=False, wait=wait)
     except StoreError as exc:

@@ -18,8 +18,7 @@ from ..solver import DEFAULT_ENGINE, ENGINES, solve
 from ..general.model import GeneralNetwork
 from ..general.skeleton import UnsupportedIdentity
 from ..general.solve import general_export, general_summary, solve_general
-from ..spec import SpecError, load_any_spec
-from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, time_limit
+from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_any_network, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -105,10 +104,7 @@ def solve_command(
         raise fail(f"--seed must be >= 0, got {seed}")
     if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
-    try:
-        network = load_any_spec(spec, max_weights=max_weights)
-    except SpecError as exc:
-        raise fail(str(exc)) from None
+    network = read_any_network(spec, max_weights)
     if isinstance(network, GeneralNetwork):
         _solve_general(spec, network, engine, export, as_json)
         return

@@ -200,12 +200,9 @@ def info_command(
         basispath spec info examples/general/resnet-block.json
     """
     from ..general.model import GeneralNetwork, from_layered  # a layered spec is sugar for a general one
-    from ..spec import load_any_spec
+    from .common import read_any_network
 
-    try:
-        net = load_any_spec(spec, max_weights=max_weights)
-    except SpecError as exc:
-        raise fail(str(exc)) from None
+    net = read_any_network(spec, max_weights)
     general = net if isinstance(net, GeneralNetwork) else from_layered(net)
     kinds = {k: sum(c.kind == k for c in general.connections) for k in ("dense", "diagonal", "identity")}
     info = {

@@ -12,9 +12,8 @@ from ..export import read_basis_file, read_json_file
 from ..general.model import GeneralNetwork
 from ..general.paths import certify_general, general_basis_of
 from ..network import blocks_from_json
-from ..spec import SpecError, load_any_spec
 from ..verify import certify
-from .common import EXIT_NOT_CERTIFIED, fail, failure
+from .common import EXIT_NOT_CERTIFIED, failure, read_any_network
 
 
 def verify_command(
@@ -33,10 +32,7 @@ def verify_command(
 
         basispath verify examples/fig1b.json basis.json
     """
-    try:
-        network = load_any_spec(spec, max_weights=max_weights)
-    except SpecError as exc:
-        raise fail(str(exc)) from None
+    network = read_any_network(spec, max_weights)
     try:
         if isinstance(network, GeneralNetwork):  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
             verdict = certify_general(network, general_basis_of(network, read_json_file(basis), str(basis)))

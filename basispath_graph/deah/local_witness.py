@@ -38,10 +38,6 @@ def _signed(v: int) -> int:
     return v - P1 if v > P1 // 2 else v
 
 
-def _hop_text(hop) -> str:
-    return f"{hop[0]}->{hop[1]}"
-
-
 class BlockWitness:
     """The witness coordinates of one block of a deah-complete plan, evaluated on any path."""
 

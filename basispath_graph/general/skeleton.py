@@ -61,11 +61,10 @@ def _designated(net: GeneralNetwork, into: bool) -> dict[int, int]:
     return chosen
 
 
-def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray, forward: bool) -> np.ndarray:
-    """Neuron on the other side of connection ``c_idx`` for neurons ``index`` (designated: 0 for
-    dense, the same neuron otherwise)."""
-    c = net.connections[c_idx]
-    return np.zeros_like(index) if c.kind == "dense" else index
+def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray) -> np.ndarray:
+    """Neuron on the other side of connection ``c_idx`` for neurons ``index``, either way
+    (designated: 0 for dense, the same neuron otherwise)."""
+    return np.zeros_like(index) if net.connections[c_idx].kind == "dense" else index
 
 
 def designated_walks(net: GeneralNetwork) -> Walks:
@@ -78,7 +77,7 @@ def designated_walks(net: GeneralNetwork) -> Walks:
             continue
         k = pred[layer]
         a = net.connections[k].source
-        prev = in_nodes[a][_follow(net, k, idx, forward=False)]
+        prev = in_nodes[a][_follow(net, k, idx)]
         in_layers[layer], in_hops[layer] = in_layers[a] + (layer,), in_hops[a] + (k,)
         in_nodes[layer] = np.concatenate([prev, idx[:, None]], axis=1)
     out_layers, out_hops, out_nodes = {}, {}, {}
@@ -89,7 +88,7 @@ def designated_walks(net: GeneralNetwork) -> Walks:
             continue
         k = succ[layer]
         b = net.connections[k].target
-        nxt = out_nodes[b][_follow(net, k, idx, forward=True)]
+        nxt = out_nodes[b][_follow(net, k, idx)]
         out_layers[layer], out_hops[layer] = (layer,) + out_layers[b], (k,) + out_hops[b]
         out_nodes[layer] = np.concatenate([idx[:, None], nxt], axis=1)
     return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes)
