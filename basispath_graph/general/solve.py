@@ -20,6 +20,7 @@ class GeneralResult:
     blocks: list[GeneralBlock]
     verdict: Verdict
     timings: dict[str, float] = field(default_factory=dict)
+    engine: str = "skeleton"
 
     @property
     def basis_size(self) -> int:
@@ -43,7 +44,7 @@ def solve_general(net: GeneralNetwork) -> GeneralResult:
 def general_summary(result: GeneralResult) -> dict:
     net = result.network
     return {
-        "network": net.name, "engine": "skeleton", "kind": "general", "m": net.m, "H": net.H,
+        "network": net.name, "engine": result.engine, "kind": "general", "m": net.m, "H": net.H,
         "basis_size": result.basis_size, "certified": result.certified, "defect": result.verdict.defect,
         "timings": {k: round(v, 6) for k, v in result.timings.items()},
     }
@@ -53,6 +54,6 @@ def general_export(result: GeneralResult) -> dict:
     """The ``--export`` file: spec, engine, m, H, certified and the basis as general paths."""
     net = result.network
     return {
-        "spec": net.to_dict(), "engine": "skeleton", "m": net.m, "H": net.H, "certified": result.certified,
+        "spec": net.to_dict(), "engine": result.engine, "m": net.m, "H": net.H, "certified": result.certified,
         "basis": [p for b in result.blocks for p in block_paths(net, b)],
     }
