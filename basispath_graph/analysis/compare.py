@@ -143,27 +143,34 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
 
 
 def column_from_general(label: str, result) -> Column:
-    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict."""
+    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict;
+    with a DEAH engine also the DEAH rows of the layered run on its core."""
     net = result.network
     kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
     values = {
-        "engine": "skeleton", "m": net.m, "H": net.H, "basis_size": result.basis_size, "certified": result.certified,
+        "engine": result.engine, "m": net.m, "H": net.H, "basis_size": result.basis_size, "certified": result.certified,
         "layers": len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()},
     }
+    if result.core is not None:
+        core_values = column_from_result(label, result.core).values
+        values.update({k: v for k, v in core_values.items() if k not in values})
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 
 
 def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
     """A stored complete run of this network, engine and seed if there is one, else solve now.
-    A general network (layers, connections) is solved now by the skeleton engine."""
+    A general network (layers, connections) is solved now: skeleton, or a DEAH engine in the
+    paper's setting (``general.deah_solve``)."""
     from ..general.model import GeneralNetwork
 
     if isinstance(network, GeneralNetwork):
+        from ..general.paper_setting import UnsupportedFeature
         from ..general.solve import solve_general
 
-        if engine != "skeleton":
-            raise BadInput(f"{path}: a general network is compared with --engine skeleton (the only engine that reads it so far)")
-        return column_from_general(column_label(network.name or path.stem, "skeleton"), solve_general(network))
+        try:
+            return column_from_general(column_label(network.name or path.stem, engine), solve_general(network, engine, seed))
+        except UnsupportedFeature as exc:
+            raise UnsupportedFeature(f"{path}: {exc}") from None
     label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)

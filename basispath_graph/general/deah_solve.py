@@ -1,0 +1,124 @@
+"""The DEAH engines (deah-complete, faithful deah) on a general network in the paper's setting.
+
+``paper_setting`` splits the network into a layered core and extra layers. Then:
+
+1. **Core, tap 0.** The layered engine (``solver.solve``: Steps 1-3, certified, repaired visibly
+   for faithful deah) runs on the core with one weight per neuron pair, read as tap 0. Its kept
+   paths, discards and certificates are those of a layered run, unchanged.
+2. **Tap lift.** For every other tap t of a core weight (u, v): the first kept path through
+   (u, v) (in basis order), with tap t instead of 0 on that hop. The weight (u, v, t) lies on
+   that path only, so the lifted paths are independent of everything else.
+3. **Extra layers.** Every weight of an extra connection gets one path: from an extra input
+   neuron x into core neuron v, x + (x, v) + the core walk forward from v along each layer's
+   connection to the next, at neuron 0 and tap 0; from core neuron u into an extra output z,
+   the core walk back to the main input + (u, z); between two extra layers, the single hop.
+   Again each such weight lies on its own path only.
+
+Count: the core's m_0 - H (H is the same: extra layers are inputs or outputs) + every other
+weight once = m - H. The union is certified exactly anyway (``certify_blocks``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..network import PathBlock
+from ..solver import solve
+from .blocks import GeneralBlock
+from .model import GeneralNetwork
+from .paper_setting import PaperSetting, paper_setting
+from .paths import certify_blocks
+from .solve import GeneralResult
+
+__all__ = ["solve_general_deah", "core_block"]
+
+
+def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
+    """A block of core paths (tap 0 on every hop) in the general network's terms."""
+    layers = tuple(setting.core_layers[l] for l in block.layers)
+    hops = tuple(setting.pair_connection[(a, b)] for a, b in zip(block.layers, block.layers[1:]))
+    return GeneralBlock(layers, hops, block.nodes.astype(np.int32), np.zeros((len(block), len(hops)), dtype=np.int32))
+
+
+def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBlock]:
+    """Tap t >= 1 of every core weight, on the first kept path through its tap 0."""
+    widths = setting.core.widths
+    out = []
+    for pair, taps in setting.taps.items():
+        if taps == 1:
+            continue
+        a, b = pair
+        n = widths[a] * widths[b]
+        owner_block = np.full(n, -1, dtype=np.int64)
+        owner_row = np.full(n, -1, dtype=np.int64)
+        for k, block in enumerate(basis):
+            if pair not in zip(block.layers, block.layers[1:]) or len(block) == 0:
+                continue
+            h = list(zip(block.layers, block.layers[1:])).index(pair)
+            local = block.nodes[:, h].astype(np.int64) * widths[b] + block.nodes[:, h + 1]
+            weights, first_row = np.unique(local, return_index=True)
+            new = owner_block[weights] < 0
+            owner_block[weights[new]] = k
+            owner_row[weights[new]] = first_row[new]
+        if (owner_block < 0).any():  # a basis spans every path, so every weight is on a kept path
+            raise AssertionError(f"core weight {int(np.argmax(owner_block < 0))} of pair {pair} lies on no kept path")
+        for k in np.unique(owner_block):
+            rows = owner_row[owner_block == k]
+            template = core_block(setting, basis[int(k)].take(rows))
+            h = [setting.pair_connection[pair] == c for c in template.hops].index(True)
+            reps = taps - 1
+            nodes = np.repeat(template.nodes, reps, axis=0)
+            tap_cols = np.zeros((len(nodes), len(template.hops)), dtype=np.int32)
+            tap_cols[:, h] = np.tile(np.arange(1, taps, dtype=np.int32), len(rows))
+            out.append(GeneralBlock(template.layers, template.hops, nodes, tap_cols))
+    return out
+
+
+def _extra_blocks(setting: PaperSetting) -> list[GeneralBlock]:
+    """One path per weight of every connection that touches an extra layer."""
+    net, core = setting.network, setting.core_layers
+    out = []
+    for k in setting.extra_connections:
+        c = net.connections[k]
+        sa, sb = net.layers[c.source].size, net.layers[c.target].size
+        if c.kind == "dense":
+            i, j, t = (g.ravel() for g in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
+        else:  # diagonal: neuron i to neuron i
+            i, t = (g.ravel() for g in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
+            j = i
+        p_src, p_dst = setting.core_position(c.source), setting.core_position(c.target)
+        # walk back from the source to the main input, and forward from the target to the main output
+        before = core[:p_src] if p_src is not None else ()
+        after = core[p_dst + 1 :] if p_dst is not None else ()
+        layers = (*before, c.source, c.target, *after)
+        hops = tuple(net.hop[(x, y, True)] for x, y in zip(layers, layers[1:]))
+        count = len(i)
+        nodes = np.zeros((count, len(layers)), dtype=np.int32)
+        nodes[:, len(before)] = i
+        nodes[:, len(before) + 1] = j
+        taps = np.zeros((count, len(hops)), dtype=np.int32)
+        taps[:, len(before)] = t
+        out.append(GeneralBlock(layers, hops, nodes, taps))
+    return out
+
+
+def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed: int = 0, **solve_options) -> GeneralResult:
+    """``engine`` on a general network in the paper's setting: the certified general result, with
+    the layered run on its core (discards, certificates, repairs) as ``core``. UnsupportedFeature
+    otherwise; ``solve_options`` go to the layered ``solve``."""
+    setting = paper_setting(net, engine)
+    layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
+    t0 = time.perf_counter()
+    core = [core_block(setting, b) for b in layered.basis]
+    lifted, extra = _tap_lift(setting, layered.basis), _extra_blocks(setting)
+    t1 = time.perf_counter()
+    verdict = certify_blocks(net, core + lifted + extra)
+    t2 = time.perf_counter()
+    timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
+    parts = {
+        "core_layers": [net.layers[k].name for k in setting.core_layers],
+        "core": sum(map(len, core)), "tap_lift": sum(map(len, lifted)), "extra": sum(map(len, extra)),
+    }
+    return GeneralResult(net, core + lifted + extra, verdict, timings, engine=engine, parts=parts, core=layered)
