@@ -19,7 +19,7 @@ from basispath_graph.general.paper_setting import UnsupportedFeature
 
 from .cli_runner import cli
 from .strategies import networks
-from .test_general_networks import exact_rank, oracle_H, oracle_m, oracle_paths, oracle_vector
+from .test_general_networks import exact_rank, general_specs, oracle_H, oracle_m, oracle_paths, oracle_vector
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,7 +116,7 @@ def test_cli_solve_exports_a_basis_that_verifies_and_certificates_that_add_up(tm
     s = json.loads(cli("solve", str(spec), "--engine", "deah-complete", "--export", str(export), "--json").stdout)
     m, H = oracle_m(CNN), oracle_H(CNN)
     assert (s["m"], s["H"], s["basis_size"], s["certified"]) == (m, H, m - H, True)
-    assert s["parts"] == {"core_layers": ["x", "c1", "c2", "y"], "core": 32, "tap_lift": 141, "extra": 35}
+    assert s["parts"] == {"core_layers": ["x", "c1", "c2", "y"], "core": 32, "tap_lift": 141, "extra": 35, "identity": 0}
     assert s["core"]["repairs"] == 0 and s["core"]["discarded"] == 3
     assert cli("verify", str(spec), str(export)).stdout == f"certified: {m - H} independent paths = m - H = {m} - {H}\n"
     doc = json.loads(export.read_text())
@@ -136,16 +136,17 @@ def test_cli_report_names_the_parts(tmp_path):
     spec.write_text(json.dumps(CNN))
     out = cli("solve", str(spec), "--engine", "deah", "-q").stdout
     assert "deah on the core (x, c1, c2, y), one weight per neuron pair (tap 0):" in out
-    assert "other taps: 141 path(s) (tap lift); extra layers: 35 path(s), one per weight" in out
+    assert "other taps: 141 path(s) (tap lift); extra layers: 35 path(s), one per weight; identity shortcuts: 0 path(s), a spanning forest" in out
     assert "basis: 208 paths, certified" in out
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda s: s["connections"].append({"from": "c1", "to": "y", "kind": "identity"}) or s["layers"][4].update(size=4),
-         "engine deah-complete does not read identity connections yet (c1 -> y): they join neurons into one rescaling "
-         "class, which DEAH's substructures do not see; solve it with --engine skeleton"),
+        (lambda s: s["layers"].insert(3, {"name": "sum", "size": 4}) or s["connections"].extend(
+            [{"from": "c1", "to": "sum", "kind": "identity"}, {"from": "sum", "to": "c2"}]),
+         "engine deah-complete needs a trainable connection into every layer but the inputs; sum is reached only through "
+         "identity connections; solve it with --engine skeleton"),
         (lambda s: s["connections"].__setitem__(1, {"from": "c1", "to": "c2", "kind": "diagonal"}) or s["layers"][3].update(size=4),
          "engine deah-complete reads dense connections between the layers of the network's core only; c1 -> c2 is diagonal; "
          "solve it with --engine skeleton"),
@@ -166,11 +167,37 @@ def test_networks_outside_the_setting_are_refused_naming_the_feature(tmp_path, c
     assert r.stdout == "" and r.stderr == f"error: {path}: {message}\n"
 
 
-def test_the_resnet_block_example_is_refused_by_deah_and_solved_by_skeleton(tmp_path):
+@pytest.mark.parametrize("engine", ["deah-complete", "deah"])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=general_specs())
+def test_identity_shortcuts_biases_and_taps_against_brute_force(engine, spec):
+    """Random general networks with identity edges (chains, branching, merging), biases and taps:
+    a certified basis by the oracle's exact rank, or, only when a diagonal connection (kept
+    BatchNorm) lies in the core, a refusal naming it."""
+    net = parse_general(spec, "<spec>", 10**6)
+    try:
+        result = solve_general(net, engine)
+    except UnsupportedFeature as exc:
+        assert any(c.get("kind") == "diagonal" for c in spec["connections"])
+        assert "is diagonal" in str(exc)
+        return
+    assert result.certified
+    _oracle_check(spec, result)
+    identity_pairs = sum(l["size"] for c in spec["connections"] if c.get("kind") == "identity" for l in spec["layers"] if l["name"] == c["from"])
+    assert result.parts["identity"] == result.core.network.H - net.H <= identity_pairs
+    if engine == "deah-complete":
+        assert result.core.raw_verdict.certified and result.core.repairs == []
+
+
+def test_the_resnet_block_example_is_solved_by_both_deah_engines(tmp_path):
     path = ROOT / "examples" / "general" / "resnet-block.json"
-    r = cli("solve", str(path), "--engine", "deah", check=2)
-    assert r.stderr.startswith(f"error: {path}: engine deah does not read identity connections yet (stem -> conv2)")
-    assert json.loads(cli("solve", str(path), "--json").stdout)["certified"]
+    spec = json.loads(path.read_text())
+    m, H = oracle_m(spec), oracle_H(spec)
+    export = tmp_path / "b.json"
+    for engine in ("deah-complete", "deah"):
+        s = json.loads(cli("solve", str(path), "--engine", engine, "--json", "--export", str(export)).stdout)
+        assert (s["basis_size"], s["certified"], s["parts"]["identity"]) == (m - H, True, 4)  # conv2's 4 channels join stem's
+        assert cli("verify", str(path), str(export)).stdout.startswith("certified")
 
 
 def test_compare_a_general_spec_across_engines(tmp_path):
@@ -215,3 +242,27 @@ def test_a_densenet_style_onnx_model_is_solved_by_deah_complete(tmp_path):
         m = model.weights + model.bias_channels
         assert (s["m"], s["H"], s["basis_size"], s["certified"]) == (m, hidden, m - hidden, True)
         assert s["core"]["R"] >= 2  # the skips make several substructures
+
+
+def test_resource_guards_refuse_general_networks_before_starting(tmp_path):
+    spec = tmp_path / "r20.json"
+    cli("spec", "preset", "resnet20", "-o", str(spec))
+    m = parse_general(json.loads(spec.read_text()), "r20", 10**7).m
+    from basispath_graph.guards import MEMORY
+
+    for engine, model, hint in (("deah-complete", MEMORY["general deah"], ", or use --engine skeleton"), ("skeleton", MEMORY["skeleton"], "")):
+        r = cli("solve", str(spec), "--engine", engine, "--max-memory-gb", "0.01", check=2)
+        what = f"{engine} on this general network" if engine != "skeleton" else "skeleton"
+        need = model(m)
+        assert r.stderr == (f"error: {spec}: {what} would need about {need / 1e6:.0f} MB (at least {model.lowest * need / 1e6:.0f} MB), "
+                            f"over the limit of 10 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB{hint}\n")
+
+
+def test_resnet20_preset_by_deah_complete_is_certified_with_no_repair(tmp_path):
+    spec = tmp_path / "r20.json"
+    cli("spec", "preset", "resnet20", "-o", str(spec))
+    s = json.loads(cli("solve", str(spec), "--engine", "deah-complete", "--json").stdout)
+    assert (s["m"], s["H"], s["basis_size"], s["certified"]) == (271690, 448, 271690 - 448, True)
+    assert s["core"]["repairs"] == 0 and s["core"]["raw_certified"]
+    # the identity forest joins the core's hidden channels into the 448 rescaling classes
+    assert s["parts"]["identity"] == s["core"]["H"] - 448

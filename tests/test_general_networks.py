@@ -341,8 +341,6 @@ def test_solve_and_verify_a_general_spec_from_the_cli(tmp_path):
     assert doc["engine"] == "skeleton" and len(doc["basis"]) == m - H
     assert parse_general(doc["spec"], "export", 10**6).to_dict() == parse_general(spec, "spec", 10**6).to_dict()
     assert cli("verify", str(path), str(export), check=0).stdout == f"certified: {m - H} independent paths = m - H = {m} - {H}\n"
-    r = cli("solve", str(path), "--engine", "deah-complete", check=2)
-    assert r.stderr.startswith(f"error: {path}: engine deah-complete does not read identity connections yet (stem -> conv2)")
 
 
 # ---------------------------------------------------------------- real architectures

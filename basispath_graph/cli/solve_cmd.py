@@ -17,7 +17,6 @@ from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES, solve
 from ..general.model import GeneralNetwork
 from ..general.skeleton import UnsupportedIdentity
-from ..general.deah_solve import solve_general_deah
 from ..general.paper_setting import UnsupportedFeature
 from ..general.solve import general_export, general_summary, solve_general
 from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_any_network, time_limit
@@ -154,9 +153,9 @@ def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, expo
     engine = engine or "skeleton"
     try:
         if engine == "skeleton":
-            result = solve_general(network)
+            result = run_core(lambda **options: solve_general(network, memory_limit=options["memory_limit"], time_limit=options["time_limit"]))
         else:
-            result = run_core(lambda **options: solve_general_deah(network, engine, **options))
+            result = run_core(lambda **options: solve_general(network, engine, **options))
     except (UnsupportedIdentity, UnsupportedFeature) as exc:
         raise fail(f"{spec}: {exc}") from None
     _write_export(export, lambda: general_export(result))
@@ -172,7 +171,10 @@ def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, expo
             parts = s["parts"]
             c.print(f"{engine} on the core ({', '.join(parts['core_layers'])}), one weight per neuron pair (tap 0):")
             _print_report(c, s["core"])
-            c.print(f"other taps: {parts['tap_lift']} path(s) (tap lift); extra layers: {parts['extra']} path(s), one per weight")
+            c.print(
+                f"other taps: {parts['tap_lift']} path(s) (tap lift); extra layers: {parts['extra']} path(s), one per weight; "
+                f"identity shortcuts: {parts['identity']} path(s), a spanning forest"
+            )
         verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
         c.print(f"basis: {s['basis_size']} paths, {verdict}")
         c.print("time: " + ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items()), style="dim")

@@ -13,9 +13,16 @@
    connection to the next, at neuron 0 and tap 0; from core neuron u into an extra output z,
    the core walk back to the main input + (u, z); between two extra layers, the single hop.
    Again each such weight lies on its own path only.
+4. **Identity shortcuts.** Without them the network N has H_N hidden neurons; with them,
+   H classes. One path per edge of a spanning forest of the graph whose vertices are N's hidden
+   neurons plus one "ground" vertex (every input or output neuron) and whose edges are the
+   identity edges a_i -> b_i: the walk back from a_i, the identity hop, the walk forward from b_i.
+   On the flow functionals of N's hidden neurons (which vanish on every path of N) such a path
+   is e_a - e_b, and the e_a - e_b of a forest's edges are independent; the forest has
+   H_N - H edges.
 
-Count: the core's m_0 - H (H is the same: extra layers are inputs or outputs) + every other
-weight once = m - H. The union is certified exactly anyway (``certify_blocks``).
+Count: (m - H_N) from parts 1-3 (the extra layers hold no hidden neuron) + (H_N - H) = m - H.
+The union is certified exactly anyway (``certify_blocks``).
 """
 
 from __future__ import annotations
@@ -78,7 +85,7 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
 
 def _extra_blocks(setting: PaperSetting) -> list[GeneralBlock]:
     """One path per weight of every connection that touches an extra layer."""
-    net, core = setting.network, setting.core_layers
+    net = setting.network
     out = []
     for k in setting.extra_connections:
         c = net.connections[k]
@@ -88,19 +95,62 @@ def _extra_blocks(setting: PaperSetting) -> list[GeneralBlock]:
         else:  # diagonal: neuron i to neuron i
             i, t = (g.ravel() for g in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
             j = i
-        p_src, p_dst = setting.core_position(c.source), setting.core_position(c.target)
-        # walk back from the source to the main input, and forward from the target to the main output
-        before = core[:p_src] if p_src is not None else ()
-        after = core[p_dst + 1 :] if p_dst is not None else ()
-        layers = (*before, c.source, c.target, *after)
+        layers, at = _walk_layers(setting, c.source, c.target)
         hops = tuple(net.hop[(x, y, True)] for x, y in zip(layers, layers[1:]))
         count = len(i)
         nodes = np.zeros((count, len(layers)), dtype=np.int32)
-        nodes[:, len(before)] = i
-        nodes[:, len(before) + 1] = j
+        nodes[:, at] = i
+        nodes[:, at + 1] = j
         taps = np.zeros((count, len(hops)), dtype=np.int32)
-        taps[:, len(before)] = t
+        taps[:, at] = t
         out.append(GeneralBlock(layers, hops, nodes, taps))
+    return out
+
+
+def _walk_layers(setting: PaperSetting, source: int, target: int) -> tuple[tuple[int, ...], int]:
+    """Layers of ``walk back to the main input + source + target + walk forward to the main
+    output`` (a walk is empty from an extra layer), and the position of ``source`` in them."""
+    core = setting.core_layers
+    p_src, p_dst = setting.core_position(source), setting.core_position(target)
+    before = core[:p_src] if p_src is not None else ()
+    after = core[p_dst + 1 :] if p_dst is not None else ()
+    return (*before, source, target, *after), len(before)
+
+
+def _identity_blocks(setting: PaperSetting) -> list[GeneralBlock]:
+    """One path per identity edge of a spanning forest over N's hidden neurons plus ground."""
+    net = setting.network
+    ground = -1
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    hidden = [k not in net.inputs and k not in net.outputs for k in range(len(net.layers))]
+    out = []
+    for k in setting.identities:
+        c = net.connections[k]
+        a0, b0 = int(net.neuron_offset[c.source]), int(net.neuron_offset[c.target])
+        rows = []
+        for i in range(net.layers[c.source].size):
+            ra = find(a0 + i) if hidden[c.source] else ground
+            rb = find(b0 + i) if hidden[c.target] else ground
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)  # ground (-1) stays a root
+                rows.append(i)
+        if not rows:
+            continue
+        layers, at = _walk_layers(setting, c.source, c.target)
+        hops = tuple(net.hop[(x, y, (x, y) != (c.source, c.target))] for x, y in zip(layers, layers[1:]))
+        nodes = np.zeros((len(rows), len(layers)), dtype=np.int32)
+        nodes[:, at] = rows
+        nodes[:, at + 1] = rows
+        out.append(GeneralBlock(layers, hops, nodes, np.zeros((len(rows), len(hops)), dtype=np.int32)))
     return out
 
 
@@ -112,13 +162,15 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
     t0 = time.perf_counter()
     core = [core_block(setting, b) for b in layered.basis]
-    lifted, extra = _tap_lift(setting, layered.basis), _extra_blocks(setting)
+    lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), _identity_blocks(setting)
     t1 = time.perf_counter()
-    verdict = certify_blocks(net, core + lifted + extra)
+    blocks = core + lifted + extra + shortcuts
+    verdict = certify_blocks(net, blocks)
     t2 = time.perf_counter()
     timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
     parts = {
         "core_layers": [net.layers[k].name for k in setting.core_layers],
         "core": sum(map(len, core)), "tap_lift": sum(map(len, lifted)), "extra": sum(map(len, extra)),
+        "identity": sum(map(len, shortcuts)),
     }
-    return GeneralResult(net, core + lifted + extra, verdict, timings, engine=engine, parts=parts, core=layered)
+    return GeneralResult(net, blocks, verdict, timings, engine=engine, parts=parts, core=layered)

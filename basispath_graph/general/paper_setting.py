@@ -8,11 +8,14 @@ fully connected layer pairs, every layer connected to the next. A general networ
   (the main input and output are the first pair, largest layers first, for which this holds); more ``dense`` connections between core layers are skips. Its
   taps are kept per layer pair (``taps``);
 - **extra** layers: the other input layers (biases are size-1 ones) and output layers, joined to
-  the core or to each other by ``dense`` or ``diagonal`` connections.
+  the core or to each other by ``dense`` or ``diagonal`` connections;
+- **identity** connections (ResNet shortcuts), anywhere, listed apart (``identities``): the core
+  is read without them, so every layer must also have a trainable connection in (unless it is
+  an input) and out (unless it is an output).
 
-Anything else is refused in one line naming the feature (``UnsupportedFeature``): identity
-connections (they merge rescaling classes, which Step 1's substructures do not see), a diagonal
-connection between core layers, a core layer not connected from the one before it.
+Anything else is refused in one line naming the feature (``UnsupportedFeature``): a diagonal
+connection between core layers, a core layer not connected from the one before it, a layer
+reached or left only through identity connections.
 docs/general-networks.md ("DEAH engines on general networks") has the argument for the parts
 the engines add to the core's basis.
 """
@@ -39,7 +42,8 @@ class PaperSetting:
     core: Network  # widths and connected pairs of the core, one weight per neuron pair (tap 0)
     pair_connection: dict[tuple[int, int], int]  # core pair (a, b) -> general connection index
     taps: dict[tuple[int, int], int]  # core pair -> its taps
-    extra_connections: tuple[int, ...]  # connections touching an extra layer, in spec order
+    extra_connections: tuple[int, ...]  # trainable connections touching an extra layer, in spec order
+    identities: tuple[int, ...]  # identity connections, in spec order
 
     def core_position(self, layer: int) -> int | None:
         """Position of a general layer in the core, or None for an extra layer."""
@@ -60,11 +64,18 @@ def paper_setting(net: GeneralNetwork, engine: str) -> PaperSetting:
     """The core and the extras of ``net``, or UnsupportedFeature naming what ``engine`` cannot read
     (for the first candidate pair of main input and output when none gives a core)."""
     names = [layer.name for layer in net.layers]
-    for c in net.connections:
-        if c.kind == "identity":
+    trained_in = {c.target for c in net.connections if c.trainable}
+    trained_out = {c.source for c in net.connections if c.trainable}
+    for k, layer in enumerate(names):
+        if k not in net.inputs and k not in trained_in:
             raise UnsupportedFeature(
-                f"engine {engine} does not read identity connections yet ({names[c.source]} -> {names[c.target]}): "
-                f"they join neurons into one rescaling class, which DEAH's substructures do not see; {_HINT}"
+                f"engine {engine} needs a trainable connection into every layer but the inputs; {layer} is reached only "
+                f"through identity connections; {_HINT}"
+            )
+        if k not in net.outputs and k not in trained_out:
+            raise UnsupportedFeature(
+                f"engine {engine} needs a trainable connection out of every layer but the outputs; {layer} is left only "
+                f"through identity connections; {_HINT}"
             )
     first_problem = None
     for main_in in _largest_first(net, net.inputs):
@@ -82,8 +93,11 @@ def _core_with(net: GeneralNetwork, engine: str, main_in: int, main_out: int) ->
     extra = (set(net.inputs) | set(net.outputs)) - {main_in, main_out}
     core_layers = tuple(k for k in range(len(net.layers)) if k not in extra)
     position = {layer: l for l, layer in enumerate(core_layers)}
-    pair_connection, taps, extra_connections = {}, {}, []
+    pair_connection, taps, extra_connections, identities = {}, {}, [], []
     for k, c in enumerate(net.connections):
+        if c.kind == "identity":
+            identities.append(k)
+            continue
         if c.source in extra or c.target in extra:
             extra_connections.append(k)
             continue
@@ -104,4 +118,4 @@ def _core_with(net: GeneralNetwork, engine: str, main_in: int, main_out: int) ->
     widths = [net.layers[k].size for k in core_layers]
     skips = [p for p in pair_connection if p[1] > p[0] + 1]
     core = Network(widths, skips, net.name)
-    return PaperSetting(net, core_layers, core, pair_connection, taps, tuple(extra_connections))
+    return PaperSetting(net, core_layers, core, pair_connection, taps, tuple(extra_connections), tuple(identities))

@@ -70,7 +70,9 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         connections) plus kernel taps, biases and other extra inputs and outputs
         (``general.deah_solve``, docs/general-networks.md).
     seed, options
-        Go to the layered ``solve`` on the core (DEAH engines).
+        Go to the layered ``solve`` on the core (DEAH engines). ``memory_limit`` (bytes) and
+        ``time_limit`` (seconds) refuse (``ResourceLimit``) before starting when the estimate is
+        over them (``guards``).
 
     Returns
     -------
@@ -96,13 +98,22 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     >>> r.basis_paths[0]
     {'nodes': [['x', 0], ['h', 0], ['y', 0]], 'taps': [0, 0]}
     """
+    from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
+
+    memory_limit, time_limit = options.get("memory_limit"), options.get("time_limit")
     if engine != "skeleton":
         from ..solver import ENGINES
         from .deah_solve import solve_general_deah  # builds on this module
 
         if engine not in ENGINES:
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        if memory_limit is not None:
+            check_memory(f"{engine} on this general network", MEMORY["general deah"], net.m, 0, memory_limit,
+                         f"raise --max-memory-gb / {MEMORY_ENV}, or use --engine skeleton")
         return solve_general_deah(net, engine, seed, **options)
+    if memory_limit is not None:
+        check_memory("skeleton", MEMORY["skeleton"], net.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}")
+    check_time("skeleton", SECONDS["skeleton"], net.m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}")
     t0 = time.perf_counter()
     blocks = skeleton_blocks(net)
     t1 = time.perf_counter()
