@@ -145,8 +145,8 @@ def test_cli_report_names_the_parts(tmp_path):
     [
         (lambda s: s["layers"].insert(3, {"name": "sum", "size": 4}) or s["connections"].extend(
             [{"from": "c1", "to": "sum", "kind": "identity"}, {"from": "sum", "to": "c2"}]),
-         "engine deah-complete needs a trainable connection into every layer but the inputs; sum is reached only through "
-         "identity connections; solve it with --engine skeleton"),
+         "engine deah-complete needs a trainable connection into every layer but the inputs and out of every layer but "
+         "the outputs; sum is reached only through identity connections; solve it with --engine skeleton"),
         (lambda s: s["connections"].__setitem__(1, {"from": "c1", "to": "c2", "kind": "diagonal"}) or s["layers"][3].update(size=4),
          "engine deah-complete reads dense connections between the layers of the network's core only; c1 -> c2 is diagonal; "
          "solve it with --engine skeleton"),

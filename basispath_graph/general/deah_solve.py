@@ -13,13 +13,9 @@
    connection to the next, at neuron 0 and tap 0; from core neuron u into an extra output z,
    the core walk back to the main input + (u, z); between two extra layers, the single hop.
    Again each such weight lies on its own path only.
-4. **Identity shortcuts.** Without them the network N has H_N hidden neurons; with them,
-   H classes. One path per edge of a spanning forest of the graph whose vertices are N's hidden
-   neurons plus one "ground" vertex (every input or output neuron) and whose edges are the
-   identity edges a_i -> b_i: the walk back from a_i, the identity hop, the walk forward from b_i.
-   On the flow functionals of N's hidden neurons (which vanish on every path of N) such a path
-   is e_a - e_b, and the e_a - e_b of a forest's edges are independent; the forest has
-   H_N - H edges.
+4. **Identity shortcuts.** One path per edge of a spanning forest of the identity edges
+   (``identity_forest``): the core walk back to a_i, the identity hop, the core walk forward
+   from b_i; H_N - H paths (H_N: the core's hidden neurons).
 
 Count: (m - H_N) from parts 1-3 (the extra layers hold no hidden neuron) + (H_N - H) = m - H.
 The union is certified exactly anyway (``certify_blocks``).
@@ -33,7 +29,8 @@ import numpy as np
 
 from ..network import PathBlock
 from ..solver import solve
-from .blocks import GeneralBlock
+from .blocks import GeneralBlock, connection_weights
+from .identity_forest import forest_blocks
 from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
 from .paths import certify_blocks
@@ -84,74 +81,43 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
 
 
 def _extra_blocks(setting: PaperSetting) -> list[GeneralBlock]:
-    """One path per weight of every connection that touches an extra layer."""
+    """One path per weight of every connection that touches an extra layer: the core walk back to
+    its source (none from an extra input), the weight, the core walk on from its target."""
     net = setting.network
+    in_walk, out_walk = _core_walks(setting)
     out = []
     for k in setting.extra_connections:
         c = net.connections[k]
-        sa, sb = net.layers[c.source].size, net.layers[c.target].size
-        if c.kind == "dense":
-            i, j, t = (g.ravel() for g in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
-        else:  # diagonal: neuron i to neuron i
-            i, t = (g.ravel() for g in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
-            j = i
-        layers, at = _walk_layers(setting, c.source, c.target)
+        i, j, t = connection_weights(net, k)
+        in_layers, in_hops, in_nodes = in_walk(c.source, i)
+        out_layers, out_hops, out_nodes = out_walk(c.target, j)
+        hops = in_hops + (k,) + out_hops
+        taps = np.zeros((len(i), len(hops)), dtype=np.int32)
+        taps[:, len(in_hops)] = t
+        nodes = np.concatenate([in_nodes, out_nodes], axis=1).astype(np.int32)
+        out.append(GeneralBlock(in_layers + out_layers, hops, nodes, taps))
+    return out
+
+
+def _core_walks(setting: PaperSetting):
+    """In- and out-walks along the core's chain (neuron 0, tap 0), empty from an extra layer."""
+    net, core = setting.network, setting.core_layers
+
+    def along(layers: tuple[int, ...], rows: np.ndarray, at: int):
         hops = tuple(net.hop[(x, y, True)] for x, y in zip(layers, layers[1:]))
-        count = len(i)
-        nodes = np.zeros((count, len(layers)), dtype=np.int32)
-        nodes[:, at] = i
-        nodes[:, at + 1] = j
-        taps = np.zeros((count, len(hops)), dtype=np.int32)
-        taps[:, at] = t
-        out.append(GeneralBlock(layers, hops, nodes, taps))
-    return out
-
-
-def _walk_layers(setting: PaperSetting, source: int, target: int) -> tuple[tuple[int, ...], int]:
-    """Layers of ``walk back to the main input + source + target + walk forward to the main
-    output`` (a walk is empty from an extra layer), and the position of ``source`` in them."""
-    core = setting.core_layers
-    p_src, p_dst = setting.core_position(source), setting.core_position(target)
-    before = core[:p_src] if p_src is not None else ()
-    after = core[p_dst + 1 :] if p_dst is not None else ()
-    return (*before, source, target, *after), len(before)
-
-
-def _identity_blocks(setting: PaperSetting) -> list[GeneralBlock]:
-    """One path per identity edge of a spanning forest over N's hidden neurons plus ground."""
-    net = setting.network
-    ground = -1
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while parent.get(x, x) != root:  # path compression
-            parent[x], x = root, parent[x]
-        return root
-
-    hidden = [k not in net.inputs and k not in net.outputs for k in range(len(net.layers))]
-    out = []
-    for k in setting.identities:
-        c = net.connections[k]
-        a0, b0 = int(net.neuron_offset[c.source]), int(net.neuron_offset[c.target])
-        rows = []
-        for i in range(net.layers[c.source].size):
-            ra = find(a0 + i) if hidden[c.source] else ground
-            rb = find(b0 + i) if hidden[c.target] else ground
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)  # ground (-1) stays a root
-                rows.append(i)
-        if not rows:
-            continue
-        layers, at = _walk_layers(setting, c.source, c.target)
-        hops = tuple(net.hop[(x, y, (x, y) != (c.source, c.target))] for x, y in zip(layers, layers[1:]))
-        nodes = np.zeros((len(rows), len(layers)), dtype=np.int32)
+        nodes = np.zeros((len(rows), len(layers)), dtype=np.int64)
         nodes[:, at] = rows
-        nodes[:, at + 1] = rows
-        out.append(GeneralBlock(layers, hops, nodes, np.zeros((len(rows), len(hops)), dtype=np.int32)))
-    return out
+        return layers, hops, nodes
+
+    def in_walk(layer: int, rows: np.ndarray):
+        p = setting.core_position(layer)
+        return along(core[: p + 1] if p is not None else (layer,), rows, -1)
+
+    def out_walk(layer: int, rows: np.ndarray):
+        p = setting.core_position(layer)
+        return along(core[p:] if p is not None else (layer,), rows, 0)
+
+    return in_walk, out_walk
 
 
 def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed: int = 0, **solve_options) -> GeneralResult:
@@ -162,7 +128,7 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
     t0 = time.perf_counter()
     core = [core_block(setting, b) for b in layered.basis]
-    lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), _identity_blocks(setting)
+    lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
     t1 = time.perf_counter()
     blocks = core + lifted + extra + shortcuts
     verdict = certify_blocks(net, blocks)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import BadInput
 from ..network import Network
+from .identity_forest import identity_free_problem
 from .model import GeneralNetwork
 
 __all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting"]
@@ -63,20 +64,12 @@ _HINT = "solve it with --engine skeleton"
 def paper_setting(net: GeneralNetwork, engine: str) -> PaperSetting:
     """The core and the extras of ``net``, or UnsupportedFeature naming what ``engine`` cannot read
     (for the first candidate pair of main input and output when none gives a core)."""
-    names = [layer.name for layer in net.layers]
-    trained_in = {c.target for c in net.connections if c.trainable}
-    trained_out = {c.source for c in net.connections if c.trainable}
-    for k, layer in enumerate(names):
-        if k not in net.inputs and k not in trained_in:
-            raise UnsupportedFeature(
-                f"engine {engine} needs a trainable connection into every layer but the inputs; {layer} is reached only "
-                f"through identity connections; {_HINT}"
-            )
-        if k not in net.outputs and k not in trained_out:
-            raise UnsupportedFeature(
-                f"engine {engine} needs a trainable connection out of every layer but the outputs; {layer} is left only "
-                f"through identity connections; {_HINT}"
-            )
+    problem = identity_free_problem(net)
+    if problem:
+        raise UnsupportedFeature(
+            f"engine {engine} needs a trainable connection into every layer but the inputs and out of every layer but "
+            f"the outputs; {problem}; {_HINT}"
+        )
     first_problem = None
     for main_in in _largest_first(net, net.inputs):
         for main_out in _largest_first(net, net.outputs):

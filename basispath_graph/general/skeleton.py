@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BadInput
-from .blocks import GeneralBlock, block_weight_ids
+from .blocks import GeneralBlock, block_weight_ids, connection_weights
 from .model import GeneralNetwork
 
 __all__ = ["Walks", "skeleton_blocks", "UnsupportedIdentity"]
@@ -98,12 +98,7 @@ def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
     """Paths in(u) + e + out(v) of the weights of connection k that are nobody's designated hop."""
     c = net.connections[k]
     a, b = c.source, c.target
-    sa, sb = net.layers[a].size, net.layers[b].size
-    if c.kind == "dense":
-        i, j, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
-    else:
-        i, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
-        j = i
+    i, j, t = connection_weights(net, k)
     designated = np.zeros(len(i), dtype=bool)
     if w.pred.get(b) == k:  # pred of (b, j) is (a, 0 or j) with tap 0
         designated |= (t == 0) & ((i == 0) if c.kind == "dense" else True)
