@@ -266,3 +266,59 @@ def test_resnet20_preset_by_deah_complete_is_certified_with_no_repair(tmp_path):
     assert s["core"]["repairs"] == 0 and s["core"]["raw_certified"]
     # the identity forest joins the core's hidden channels into the 448 rescaling classes
     assert s["parts"]["identity"] == s["core"]["H"] - 448
+
+
+# ---------------------------------------------------------------- compare of real architectures
+
+
+def _preset(tmp_path, name, *extra):
+    path = tmp_path / f"{name}.json"
+    cli("spec", "preset", name, "-o", str(path), *extra)
+    return path
+
+
+def test_compare_counts_resnet18_vgg11_densenet_as_table_json_and_plot(tmp_path):
+    """The three families side by side without solving (VGG-11's skeleton would need ~70 GB):
+    the numbers are the specs' own, and the PNG records exactly what it draws."""
+    from PIL import Image
+
+    specs = [_preset(tmp_path, "resnet18"), _preset(tmp_path, "vgg11", "--max-weights", "200000000"), _preset(tmp_path, "densenet-bc-40")]
+    nets = [parse_general(json.loads(p.read_text()), p.name, 10**9) for p in specs]
+    plot = tmp_path / "cmp.png"
+    args = ("compare", *map(str, specs), "--counts", "--max-weights", "200000000")
+    cols = json.loads(cli(*args, "--json").stdout)
+    assert [c["label"] for c in cols] == ["resnet18 (counts)", "vgg11 (counts)", "densenet-bc-40 (counts)"]
+    for c, net in zip(cols, nets):
+        kinds = {k: sum(x.kind == k for x in net.connections) for k in ("dense", "diagonal", "identity")}
+        assert (c["m"], c["H"], c["basis_size"], c["layers"]) == (net.m, net.H, net.m - net.H, len(net.layers))
+        assert (c["dense_connections"], c["diagonal_connections"], c["identity_connections"]) == tuple(kinds.values())
+        assert c["source"] == "counted, not solved" and "certified" not in c
+    assert (cols[0]["m"], cols[0]["H"], cols[1]["m"], cols[1]["H"]) == (11684712, 2880, 132863336, 10944)
+    out = cli(*args, "--plot", str(plot)).stdout
+    assert "│ |B|" in out and "132852392" in out and f"plot written to {plot}" in out
+    drawn = json.loads(Image.open(plot).text["Description"])
+    assert drawn["labels"] == [c["label"] for c in cols]
+    assert drawn["sizes"] == [["m (weights)", "#4c72b0", [c["m"] for c in cols]],
+                              ["|B| = m - H", "#55a868", [c["basis_size"] for c in cols]],
+                              ["H (hidden rescaling classes)", "#c44e52", [c["H"] for c in cols]]]
+    assert drawn["connections"][-1] == ["identity shortcuts", "#8172b2", [5, 0, 0]]
+
+
+def test_compare_refuses_a_spec_over_the_memory_limit_and_points_to_counts(tmp_path):
+    spec = _preset(tmp_path, "resnet20")
+    m = parse_general(json.loads(spec.read_text()), "r", 10**7).m
+    from basispath_graph.guards import MEMORY
+
+    need = MEMORY["skeleton"](m)
+    r = cli("compare", str(spec), "--max-memory-gb", "0.01", check=2)
+    assert r.stderr == (f"error: {spec}: skeleton would need about {need / 1e6:.0f} MB (at least {MEMORY['skeleton'].lowest * need / 1e6:.0f} MB), "
+                        "over the limit of 10 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB; or compare sizes only with --counts\n")
+
+
+def test_compare_the_same_spec_twice_needs_no_store(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no store here
+    spec = tmp_path / "cnn.json"
+    spec.write_text(json.dumps(CNN))
+    cols = json.loads(cli("compare", str(spec), str(spec), "--json").stdout)
+    assert len(cols) == 2 and all(c["certified"] for c in cols)
+    assert cols[0]["timings"].keys() <= {"engine", "certify"}  # the skeleton's times under the step names

@@ -21,7 +21,7 @@ from ..solver import solve
 from ..store import Store
 from ..store.runs import network_key, stored_plan
 
-__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
+__all__ = ["Column", "Comparison", "column_label", "column_counts", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
@@ -142,22 +142,46 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 
 
+def _sizes(net) -> dict:
+    """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
+    from ..general.model import GeneralNetwork
+
+    values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
+    if isinstance(net, GeneralNetwork):
+        kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
+        values.update(layers=len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()})
+    return values
+
+
+def column_counts(label: str, network) -> Column:
+    """A network counted, not solved (``compare --counts``): its sizes, nothing certified."""
+    return Column(label, "counted, not solved", {"engine": "counts", **_sizes(network)})
+
+
 def column_from_general(label: str, result) -> Column:
     """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict;
     with a DEAH engine also the DEAH rows of the layered run on its core."""
     net = result.network
-    kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
-    values = {
-        "engine": result.engine, "m": net.m, "H": net.H, "basis_size": result.basis_size, "certified": result.certified,
-        "layers": len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()},
-    }
+    values = {"engine": result.engine, **_sizes(net), "basis_size": result.basis_size, "certified": result.certified}
     if result.core is not None:
         core_values = column_from_result(label, result.core).values
         values.update({k: v for k, v in core_values.items() if k not in values})
-    return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
+    return Column(label, "solved now", values, {k: round(v, 6) for k, v in _step_timings(result.timings).items()})
 
 
-def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
+def _step_timings(timings: dict) -> dict:
+    """A general result's times under the layered step names (STEP_ORDER): the core's steps as
+    they are, building the paths (skeleton walks, tap lift and the rest) as "engine", both
+    certifications (the core's and the union's) as "certify"."""
+    out: dict[str, float] = {}
+    for key, seconds in timings.items():
+        step = key.removeprefix("core ")
+        step = "engine" if step in ("materialise", "lift") else step
+        out[step] = out.get(step, 0.0) + seconds
+    return out
+
+
+def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int, memory_limit: int | None = None) -> Column:
     """A stored complete run of this network, engine and seed if there is one, else solve now.
     A general network (layers, connections) is solved now: skeleton, or a DEAH engine in the
     paper's setting (``general.deah_solve``)."""
@@ -168,7 +192,8 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
         from ..general.solve import solve_general
 
         try:
-            return column_from_general(column_label(network.name or path.stem, engine), solve_general(network, engine, seed))
+            result = solve_general(network, engine, seed, memory_limit=memory_limit)
+            return column_from_general(column_label(network.name or path.stem, engine), result)
         except UnsupportedFeature as exc:
             raise UnsupportedFeature(f"{path}: {exc}") from None
     label = column_label(network.name or path.stem, engine)
@@ -178,7 +203,7 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
             col = column_from_run(store, found[0]["id"], label)
             if col is not None:
                 return col
-    return column_from_result(label, solve(network, engine, seed))
+    return column_from_result(label, solve(network, engine, seed, memory_limit=memory_limit))
 
 
 def table_rows(columns: list[Column]) -> list[tuple[str, list]]:
