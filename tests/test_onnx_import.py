@@ -238,3 +238,22 @@ def test_skeleton_refuses_rather_than_returning_a_dependent_set():
                             {"from": "l3", "to": "l4", "kind": "diagonal", "taps": 2}]}
     with pytest.raises(UnsupportedIdentity, match="identity edges that branch or merge"):
         skeleton_blocks(parse_general(spec, "r297", 10**6))
+
+
+def test_batchnorm_over_a_concatenation_scales_each_concatenated_layer(tmp_path):
+    """DenseNet-BC: BN-ReLU-conv reading a concatenation. The BN cannot fold into the convs that
+    wrote the channels (they have other readers): a diagonal connection plus a bias into a scaled
+    copy of each concatenated layer, which the next conv reads."""
+    m = Model(3)
+    f0 = m.conv("x", 3, 4, 3)
+    f1 = m.conv(m.op("Relu", m.bn(f0, 4)), 4, 2, 3)  # f0 is read by this BN and by both concats: no fold
+    c1 = m.op("Concat", f0, f1, axis=1)
+    out = m.conv(m.op("Relu", m.bn(c1, 6)), 6, 2, 3)
+    spec = spec_from_onnx(m.save(tmp_path / "bc.onnx", out, 2))
+    net = parse_general(spec, "bc", 10**6)
+    diagonal = [(c["from"], c["to"]) for c in spec["connections"] if c["kind"] == "diagonal"]
+    assert diagonal == [("conv1", "bn2"), ("conv1", "bn6.conv1"), ("conv4", "bn6.conv4")]
+    # convs 3*4*9 + 4*2*9 + 6*2*9; BN scale + shift: 4 + 4 (bn2), 6 + 6 (bn6 over 4 + 2 channels)
+    assert net.m == m.weights + 8 + 12 == 308
+    assert net.H == 4 + 4 + 2 + 6  # conv1, bn2, conv4, bn6's two scaled copies; the last conv is the output
+    assert solve_general(net).certified

@@ -19,7 +19,8 @@ A pending sum becomes a layer when something other than an add or a foldable Bat
   C channels with S positions each: in_features = C*S, S taps); a bias is one per channel;
 - BatchNorm (:meth:`batchnorm`, eval): folded into the conv or linear before it when that
   pending sum has no other reader (one bias per channel in all); otherwise a ``diagonal``
-  connection from a layer view plus a bias (a per-channel trainable scale and shift);
+  connection from each layer of the view plus a bias (a per-channel trainable scale and shift;
+  over a concatenation, DenseNet-BC, a scaled copy of each concatenated layer);
 - add (:meth:`add`, :meth:`add_bias`): pending + pending merge; pending + view adds
   ``identity`` edges (the ResNet shortcut); view + view makes a layer of two identities; a
   constant operand of one value per channel is a bias.
@@ -191,14 +192,15 @@ class ChannelGraph:
         if channels is not None:
             view = self.fit(view, channels, where)
             self._check_channels(view.channels, channels, where)
-        if len(view.segments) != 1:
-            raise self.error(f"{where} over a concatenation that it cannot fold into: not supported yet")
-        (layer, n), = view.segments
-        scaled = self.new_layer(self.labels.get(out, out), n)
-        self.connections.append({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1})
-        self.connections.append({"from": "bias", "to": scaled, "kind": "dense", "taps": 1})
+        label = self.labels.get(out, out)
+        segments = []
+        for layer, n in view.segments:  # over a concatenation (DenseNet-BC): a scaled copy of each layer
+            scaled = self.new_layer(label if len(view.segments) == 1 else f"{label}.{layer}", n)
+            self.connections.append({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1})
+            self.connections.append({"from": "bias", "to": scaled, "kind": "dense", "taps": 1})
+            segments.append((scaled, n))
         self.uses_bias = True
-        self.tensors[out] = View([(scaled, n)])
+        self.tensors[out] = View(segments)
 
     def _check_channels(self, have: int, declared: int | None, where: str) -> None:
         if declared is not None and declared != have:
