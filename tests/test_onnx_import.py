@@ -257,3 +257,15 @@ def test_batchnorm_over_a_concatenation_scales_each_concatenated_layer(tmp_path)
     assert net.m == m.weights + 8 + 12 == 308
     assert net.H == 4 + 4 + 2 + 6  # conv1, bn2, conv4, bn6's two scaled copies; the last conv is the output
     assert solve_general(net).certified
+
+
+def test_an_identity_node_on_an_initializer_is_that_constant(tmp_path):
+    """torch.onnx.export shares equal initializers through Identity nodes (w2 = Identity(w1))."""
+    path = _save(tmp_path / "shared.onnx", [
+        helper.make_node("Identity", ["w1"], ["w2"], name="share"),
+        helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[1, 1], name="c1"),
+        helper.make_node("Relu", ["y"], ["r"], name="r1"),
+        helper.make_node("Conv", ["r", "w2"], ["out"], kernel_shape=[1, 1], name="c2"),
+    ], [_w("w1", 3, 3, 1, 1)], [_vi("x", [1, 3, 4, 4])], [_vi("out", [1, 3, 4, 4])])
+    net = parse_general(spec_from_onnx(path), "shared", 10**6)
+    assert (net.m, net.H) == (9 + 9, 3)

@@ -170,6 +170,14 @@ class _Importer:
             raise OnnxImportError(f"Flatten node {node.name!r} with axis {self._attr(node, 'axis', 1)}: only axis 1 (N x features)")
         self.g.flatten(node.output[0], node.input[0], _where(node))
 
+    def _op_Identity(self, node) -> None:
+        """Passes a tensor through; of a constant it is that constant (torch.onnx.export shares
+        equal initializers through Identity nodes)."""
+        if node.input[0] in self.init:
+            self.init[node.output[0]] = self.init[node.input[0]]
+        else:
+            self.g.pass_through(node.output[0], node.input[0], _where(node))
+
     def _op_Reshape(self, node) -> None:
         """Only to N x features (a flatten before a Gemm): a constant shape [N | -1 | 0, F | -1]."""
         shape = self.init.get(node.input[1]) if len(node.input) > 1 else None
