@@ -259,6 +259,14 @@ def test_batchnorm_with_another_reader_is_a_diagonal_connection(ti):
         ("stem", "norm1"), ("stem", "norm2.stem"), ("conv1", "norm2.conv1")]
 
 
+def test_a_parameter_added_per_channel_is_a_bias_and_a_second_output_stays_an_output(ti):
+    spec = ti.read_torch_model(f"{MODELS}:param_bias").spec
+    net = ti.network_from_torch(f"{MODELS}:param_bias")
+    assert {"from": "bias", "to": "add", "kind": "dense", "taps": 2} in spec["connections"]  # conv bias + shift
+    assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 + 4 * 2 + 2, 0)  # the maps are an output: no hidden neuron
+    assert [layer["name"] for layer in spec["layers"]] == ["bias", "x", "add", "fc", "relu.output"]
+
+
 def test_general_flag_reads_a_plain_mlp_at_channel_level_with_its_biases(ti):
     layered = ti.network_from_torch(f"{MODELS}:mlp")
     general = ti.network_from_torch(f"{MODELS}:mlp", general=True)
@@ -306,6 +314,8 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
         ("bn_without_affine", "unsupported operation torch.nn.BatchNorm2d (module '1') in {src}: BatchNorm without affine=True"
          " and running statistics is not a trainable per-channel scale and shift"),
         ("linear_on_maps", "torch.nn.Linear (module '2') in {src} on a tensor of spatial dimensions: only N x features (flatten first)"),
+        ("param_bias_last_axis", "unsupported operation operator.add in {src} (a parameter of shape (4,) adds along the last"
+         " axis of N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)"),
         ("unused_branch", "torch.nn.Conv2d (module 'side') in {src}: its result is not used (not a part of the network's function)"),
     ],
 )

@@ -302,6 +302,9 @@ class _Reader:
                 shape.pop(0)
             # on N x C x ... one value per channel is C x 1 x ...; on N x features it is (C,)
             per_channel = all(d == 1 for d in shape[1:]) and (len(shape) > 1) == (other.name in self.spatial)
+            if not per_channel and other.name in self.spatial and len(shape) == 1:
+                raise self.refuse(node, f" (a parameter of shape {tuple(param.shape)} adds along the last axis of"
+                                        " N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)")
             self.g.add_bias(node.name, self.tensor(node, other), self.where(node), int(param.numel()), per_channel)
             self._inherit(node.name, other.name)
             return
