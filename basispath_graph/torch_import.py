@@ -23,7 +23,8 @@ Layers must form a chain: layer l must read layer l-1 (possibly among others); t
 (l-1, l) is the consecutive pair and every other layer read becomes a skip (a, l).
 Biases are ignored: basis paths are over weights only. A Linear module called twice (shared
 weights) is refused. Anything else -- convolutions, a residual sum ``x + f(x)``, batch norm,
-reshapes, other activations -- is refused by name: ``unsupported operation <op> in <source>``.
+reshapes, other activations -- is not layered: :func:`model_spec` refuses it by name
+(``unsupported operation <op> in <source>``), and :func:`convert_module` reads it at channel level.
 
 **Channel level.** A model with anything else that the channel-level rules know -- convolutions
 (groups = 1), BatchNorm, pooling, flatten, residual sums, biases -- is read instead into a general

@@ -83,7 +83,8 @@ class _Reader:
         self.pool_modules = (nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d,
                              nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d,
                              nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.AdaptiveMaxPool3d)
-        self.pass_modules = (nn.ReLU, nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.Identity, *self.pool_modules)
+        dropouts = tuple(getattr(nn, n) for n in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout") if hasattr(nn, n))
+        self.pass_modules = (nn.ReLU, nn.Identity, *dropouts, *self.pool_modules)
 
     def _propagate_shapes(self, shape: tuple[int, ...]) -> None:
         """Run the traced model once on zeros of ``shape`` (eval mode, no grad), noting the rank of
