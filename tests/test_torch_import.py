@@ -342,3 +342,31 @@ def test_cli_from_torch_writes_a_general_spec_that_solves(models, tmp_path):
     (solved,) = run_many([(["solve", "r.json", "--json"], tmp_path, None)])
     out = json.loads(solved.stdout)
     assert (out["m"], out["H"], out["certified"]) == (1505, 20, True)
+
+
+@pytest.mark.parametrize("arch", ["resnet18", "vgg11", "densenet121"])
+def test_torchvision_models_match_the_presets_and_their_own_tensors(ti, arch):
+    """Real architectures (skipped without torchvision): from-torch gives the channel-level preset's
+    m and H for resnet18 and vgg11, and for each m is the model's own tensor count with every
+    BatchNorm that follows a conv alone folded (densenet121: norm0 and each layer's norm2 fold;
+    the norms over concatenations keep weight and bias)."""
+    tvm = pytest.importorskip("torchvision.models", reason="torchvision is not installed")
+    import torch.nn as nn
+
+    from basispath_graph.general.model import parse_general
+    from basispath_graph.general.presets import general_preset_spec
+
+    model = getattr(tvm, arch)()
+    net = ti.network_from_module(model, arch, arch, max_weights=10**9)
+    modules = dict(model.named_modules())
+    folds = {}
+    if arch == "resnet18":
+        folds = {n: n.replace("bn", "conv") for n in modules if ".bn" in n or n == "bn1"}
+        folds |= {n: n[:-1] + "0" for n in modules if n.endswith("downsample.1")}
+    elif arch == "densenet121":
+        folds = {"features.norm0": "features.conv0"} | {n: n[:-5] + "conv1" for n in modules if n.endswith(".norm2")}
+    assert all(isinstance(modules[b], nn.BatchNorm2d) and isinstance(modules[c], nn.Conv2d) for b, c in folds.items())
+    assert net.m == tensor_count(model, folds)
+    if arch != "densenet121":
+        preset = parse_general(general_preset_spec(arch), arch, 10**9)
+        assert (net.m, net.H) == (preset.m, preset.H)
