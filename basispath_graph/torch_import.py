@@ -385,8 +385,8 @@ def convert_module(module, source: str = "<model>", name: str = "", general: boo
             except UnsupportedOperation as exc:
                 raise exc from None
             except TorchImportError:
-                pass
-            raise layered_error from None
+                raise layered_error from None
+            raise TorchImportError(f"{layered_error} (it reads as a general spec with --general)") from None
     spec = general_spec_from_module(module, source, name, input_shape)
     return TorchModel(spec=spec, layer_modules=[l["name"] for l in spec["layers"]], general=True)
 

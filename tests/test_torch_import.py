@@ -267,6 +267,16 @@ def test_a_parameter_added_per_channel_is_a_bias_and_a_second_output_stays_an_ou
     assert [layer["name"] for layer in spec["layers"]] == ["bias", "x", "add", "fc", "relu.output"]
 
 
+def test_a_layered_refusal_says_when_the_general_form_reads_the_model(ti):
+    src = f"{MODELS}:two_branches"
+    with pytest.raises(ti.TorchImportError) as info:
+        ti.read_torch_model(src)
+    assert str(info.value) == (f"{src}: layers must form a chain, but layer 2 ('b') does not read layer 1 ('a'); it reads"
+                               " the input (layer 0) (it reads as a general spec with --general)")
+    net = ti.network_from_torch(src, general=True)
+    assert (net.m, net.H) == (2 * (3 * 2 + 2) + 4 + 1, 4)
+
+
 def test_general_flag_reads_a_plain_mlp_at_channel_level_with_its_biases(ti):
     layered = ti.network_from_torch(f"{MODELS}:mlp")
     general = ti.network_from_torch(f"{MODELS}:mlp", general=True)

@@ -336,3 +336,20 @@ def param_bias() -> nn.Module:
 
 def param_bias_last_axis() -> nn.Module:
     return _ParamBias((4,))
+
+
+class _TwoBranches(nn.Module):
+    """Two Linears on the input, concatenated: not a chain of layers, but a general network."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 2)
+        self.b = nn.Linear(3, 2)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(torch.relu(torch.cat([self.a(x), self.b(x)], dim=-1)))
+
+
+def two_branches() -> nn.Module:
+    return _TwoBranches()
