@@ -23,7 +23,14 @@ Layers must form a chain: layer l must read layer l-1 (possibly among others); t
 (l-1, l) is the consecutive pair and every other layer read becomes a skip (a, l).
 Biases are ignored: basis paths are over weights only. A Linear module called twice (shared
 weights) is refused. Anything else -- convolutions, a residual sum ``x + f(x)``, batch norm,
-reshapes, other activations -- is refused by name: ``unsupported operation <op> in <source>``.
+reshapes, other activations -- is not layered: :func:`model_spec` refuses it by name
+(``unsupported operation <op> in <source>``), and :func:`convert_module` reads it at channel level.
+
+**Channel level.** A model with anything else that the channel-level rules know -- convolutions
+(groups = 1), BatchNorm, pooling, flatten, residual sums, biases -- is read instead into a general
+spec by :mod:`basispath_graph.general.torch_channels` (the rules shared with ``spec from-onnx``);
+``general=True`` (``--general``) asks for that form for a plain MLP too (whose biases then count).
+An operation neither reader knows is refused by name.
 
 PyTorch is an optional dependency (``pip install torch``; extra ``[torch]``); it is imported
 only when a model is read, and its absence raises :class:`TorchMissing`.
@@ -48,6 +55,7 @@ __all__ = [
     "TorchMissing",
     "UnsupportedOperation",
     "TorchModel",
+    "convert_module",
     "import_torch",
     "load_factory",
     "model_spec",
@@ -86,7 +94,8 @@ class TorchModel:
     """The converted model: a spec dict plus which module made each layer."""
 
     spec: dict
-    layer_modules: list[str] = field(default_factory=list)  # "input" for layer 0, then module names
+    layer_modules: list[str] = field(default_factory=list)  # "input" for layer 0, then module names (layered only)
+    general: bool = False  # a general (channel-level) spec: layers + connections
 
 
 def _one_line(exc: BaseException) -> str:
@@ -169,7 +178,7 @@ def _import_file(path_text: str):
 # Converting a traced graph
 
 
-def _op_name(node) -> str:
+def op_name(node) -> str:
     """A readable name of the operation of an fx node, e.g. ``torch.nn.Conv1d (module 'conv')``,
     ``operator.add``, ``Tensor.view``."""
     if node.op == "call_module":
@@ -197,18 +206,24 @@ def _op_name(node) -> str:
     return f"{node.op} {node.target!r}"
 
 
+def trace(module, source: str):
+    """``torch.fx.symbolic_trace(module)`` (TorchImportError, one line, if it cannot)."""
+    torch = import_torch()
+    if not isinstance(module, torch.nn.Module):
+        raise TorchImportError(f"{source} is a {type(module).__name__}, not a torch.nn.Module")
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return torch.fx.symbolic_trace(module)
+    except Exception as exc:  # noqa: BLE001 - tracing runs the user's forward()
+        raise TorchImportError(f"cannot trace {source} with torch.fx: {_one_line(exc)}") from None
+
+
 def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
     """Trace ``module`` (an nn.Module) and convert it; ``source`` names it in messages."""
     torch = import_torch()
     nn = torch.nn
     F = torch.nn.functional
-    if not isinstance(module, nn.Module):
-        raise TorchImportError(f"{source} is a {type(module).__name__}, not a torch.nn.Module")
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            traced = torch.fx.symbolic_trace(module)
-    except Exception as exc:  # noqa: BLE001 - tracing runs the user's forward()
-        raise TorchImportError(f"cannot trace {source} with torch.fx: {_one_line(exc)}") from None
+    traced = trace(module, source)
 
     relu_functions = {torch.relu, torch.relu_, F.relu, F.relu_}
     dropout_functions = {F.dropout}
@@ -231,13 +246,13 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
 
     def feature_arg(node, value):
         if not isinstance(value, torch.fx.Node) or value not in feats:
-            raise UnsupportedOperation(_op_name(node), source, f" (its input {value!r} is not a feature tensor)")
+            raise UnsupportedOperation(op_name(node), source, f" (its input {value!r} is not a feature tensor)")
         return feats[value]
 
     def no_other_nodes(node, args, kwargs):
         for v in list(args) + list(kwargs.values()):
             if isinstance(v, torch.fx.Node) or (isinstance(v, (list, tuple)) and any(isinstance(x, torch.fx.Node) for x in v)):
-                raise UnsupportedOperation(_op_name(node), source, " (with more than one tensor input)")
+                raise UnsupportedOperation(op_name(node), source, " (with more than one tensor input)")
 
     def layer_label(l: int) -> str:
         return "the input (layer 0)" if l == 0 else f"layer {l} ({modules[l]!r})"
@@ -253,7 +268,7 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
             mod = traced.get_submodule(node.target)
             if isinstance(mod, nn.Linear):
                 if not node.args:
-                    raise UnsupportedOperation(_op_name(node), source, " (called without an input)")
+                    raise UnsupportedOperation(op_name(node), source, " (called without an input)")
                 read = feature_arg(node, node.args[0])
                 no_other_nodes(node, node.args[1:], node.kwargs)
                 if node.target in used_linears:
@@ -298,7 +313,7 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
                 feats[node] = feature_arg(node, node.args[0] if node.args else None)
                 no_other_nodes(node, node.args[1:], node.kwargs)
             else:
-                raise UnsupportedOperation(_op_name(node), source)
+                raise UnsupportedOperation(op_name(node), source)
         elif op == "call_function":
             target = node.target
             if target in relu_functions or target in dropout_functions:
@@ -308,10 +323,10 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
                 tensors = node.args[0] if node.args else node.kwargs.get("tensors")
                 dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", node.kwargs.get("axis", 0))
                 if not isinstance(tensors, (list, tuple)) or not tensors:
-                    raise UnsupportedOperation(_op_name(node), source, " (not of a list of tensors)")
+                    raise UnsupportedOperation(op_name(node), source, " (not of a list of tensors)")
                 if dim not in (-1, 1):
                     raise UnsupportedOperation(
-                        _op_name(node), source, f" along dim={dim!r} (only the feature dimension: dim=-1, or dim=1)"
+                        op_name(node), source, f" along dim={dim!r} (only the feature dimension: dim=-1, or dim=1)"
                     )
                 joined: list[int] = []
                 for t in tensors:
@@ -323,20 +338,20 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
                     )
                 feats[node] = tuple(joined)
             else:
-                raise UnsupportedOperation(_op_name(node), source)
+                raise UnsupportedOperation(op_name(node), source)
         elif op == "call_method":
             if node.target in ("relu", "relu_"):
                 feats[node] = feature_arg(node, node.args[0])
                 no_other_nodes(node, node.args[1:], node.kwargs)
             else:
-                raise UnsupportedOperation(_op_name(node), source)
+                raise UnsupportedOperation(op_name(node), source)
         elif op == "output":
             result = node.args[0] if node.args else None
             if not isinstance(result, torch.fx.Node):
                 raise TorchImportError(f"{source}: the model must return one tensor, the output of its last nn.Linear")
             output_layers = feature_arg(node, result)
         else:  # get_attr: a parameter or buffer used directly
-            raise UnsupportedOperation(_op_name(node), source)
+            raise UnsupportedOperation(op_name(node), source)
 
     L = len(widths) - 1
     if L < 1:
@@ -353,15 +368,48 @@ def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
     return TorchModel(spec=spec, layer_modules=modules)
 
 
+def convert_module(module, source: str = "<model>", name: str = "", general: bool = False,
+                   input_shape: tuple[int, ...] | None = None) -> TorchModel:
+    """A layered spec when the model is only nn.Linear, ReLU and torch.cat (and ``general`` is
+    false), else the general spec at channel level."""
+    from .general.torch_channels import general_spec_from_module
+
+    if not general:
+        try:
+            return model_spec(module, source, name)
+        except UnsupportedOperation:
+            pass  # beyond a layered network: read at channel level (which names what it cannot read)
+        except TorchImportError as layered_error:
+            try:  # a model the channel level refuses by op name: that name is the clearer message
+                general_spec_from_module(module, source, name, input_shape)
+            except UnsupportedOperation as exc:
+                raise exc from None
+            except TorchImportError:
+                raise layered_error from None
+            raise TorchImportError(f"{layered_error} (it reads as a general spec with --general)") from None
+    spec = general_spec_from_module(module, source, name, input_shape)
+    return TorchModel(spec=spec, layer_modules=[l["name"] for l in spec["layers"]], general=True)
+
+
+def _parse(model: TorchModel, source: str, max_weights: int | None):
+    if model.general:
+        from .general.model import parse_general
+
+        return parse_general(model.spec, source, resolve_max_weights(max_weights))
+    return parse_spec(model.spec, source, resolve_max_weights(max_weights))
+
+
 def network_from_module(
-    module, source: str = "<model>", name: str = "", max_weights: int | None = DEFAULT_MAX_WEIGHTS
-) -> Network:
-    """The :class:`Network` of an nn.Module (see the module docstring for what is supported)."""
-    spec = model_spec(module, source, name).spec
-    return parse_spec(spec, source, resolve_max_weights(max_weights))
+    module, source: str = "<model>", name: str = "", max_weights: int | None = DEFAULT_MAX_WEIGHTS,
+    general: bool = False, input_shape: tuple[int, ...] | None = None,
+):
+    """The :class:`Network` of an nn.Module, or a :class:`GeneralNetwork` when it is read at
+    channel level (see the module docstring for what is supported)."""
+    return _parse(convert_module(module, source, name, general, input_shape), source, max_weights)
 
 
-def read_torch_model(target: str, name: str | None = None) -> TorchModel:
+def read_torch_model(target: str, name: str | None = None, general: bool = False,
+                     input_shape: tuple[int, ...] | None = None) -> TorchModel:
     """Import ``MODULE:FACTORY``, call the factory and convert the model it returns.
     ``name`` defaults to the factory's name."""
     import_torch()  # before the user's module, which surely imports torch itself
@@ -376,13 +424,13 @@ def read_torch_model(target: str, name: str | None = None) -> TorchModel:
         raise TorchImportError(f"{target}() returned {type(module).__name__}, not a torch.nn.Module")
     if name is None:
         name = target.rpartition(":")[2].rsplit(".", 1)[-1]
-    return model_spec(module, target, name)
+    return convert_module(module, target, name, general, input_shape)
 
 
 def network_from_torch(
-    target: str, name: str | None = None, max_weights: int | None = DEFAULT_MAX_WEIGHTS
-) -> Network:
-    """The :class:`Network` of ``MODULE:FACTORY`` (a limit on the weights as in ``load_spec``)."""
-    spec = read_torch_model(target, name).spec
-    return parse_spec(spec, target, resolve_max_weights(max_weights))
-
+    target: str, name: str | None = None, max_weights: int | None = DEFAULT_MAX_WEIGHTS,
+    general: bool = False, input_shape: tuple[int, ...] | None = None,
+):
+    """The network of ``MODULE:FACTORY`` (a limit on the weights as in ``load_spec``):
+    a :class:`Network`, or a :class:`GeneralNetwork` when read at channel level."""
+    return _parse(read_torch_model(target, name, general, input_shape), target, max_weights)

@@ -221,3 +221,34 @@ def test_operations_that_are_not_channel_mixing_are_refused(tmp_path, nodes, ini
     path = _save(tmp_path / "m.onnx", stem + nodes, [_w("w1", 4, 3, 1, 1), *inits], [_vi("x", [1, 3, 4, 4])], [_vi("out", None)])
     r = cli("spec", "from-onnx", str(path), check=2)
     assert r.stderr == f"error: {message}\n"
+
+
+def test_batchnorm_over_a_concatenation_scales_each_concatenated_layer(tmp_path):
+    """DenseNet-BC: BN-ReLU-conv reading a concatenation. The BN cannot fold into the convs that
+    wrote the channels (they have other readers): a diagonal connection plus a bias into a scaled
+    copy of each concatenated layer, which the next conv reads."""
+    m = Model(3)
+    f0 = m.conv("x", 3, 4, 3)
+    f1 = m.conv(m.op("Relu", m.bn(f0, 4)), 4, 2, 3)  # f0 is read by this BN and by both concats: no fold
+    c1 = m.op("Concat", f0, f1, axis=1)
+    out = m.conv(m.op("Relu", m.bn(c1, 6)), 6, 2, 3)
+    spec = spec_from_onnx(m.save(tmp_path / "bc.onnx", out, 2))
+    net = parse_general(spec, "bc", 10**6)
+    diagonal = [(c["from"], c["to"]) for c in spec["connections"] if c["kind"] == "diagonal"]
+    assert diagonal == [("conv1", "bn2"), ("conv1", "bn6.conv1"), ("conv4", "bn6.conv4")]
+    # convs 3*4*9 + 4*2*9 + 6*2*9; BN scale + shift: 4 + 4 (bn2), 6 + 6 (bn6 over 4 + 2 channels)
+    assert net.m == m.weights + 8 + 12 == 308
+    assert net.H == 4 + 4 + 2 + 6  # conv1, bn2, conv4, bn6's two scaled copies; the last conv is the output
+    assert solve_general(net).certified
+
+
+def test_an_identity_node_on_an_initializer_is_that_constant(tmp_path):
+    """torch.onnx.export shares equal initializers through Identity nodes (w2 = Identity(w1))."""
+    path = _save(tmp_path / "shared.onnx", [
+        helper.make_node("Identity", ["w1"], ["w2"], name="share"),
+        helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[1, 1], name="c1"),
+        helper.make_node("Relu", ["y"], ["r"], name="r1"),
+        helper.make_node("Conv", ["r", "w2"], ["out"], kernel_shape=[1, 1], name="c2"),
+    ], [_w("w1", 3, 3, 1, 1)], [_vi("x", [1, 3, 4, 4])], [_vi("out", [1, 3, 4, 4])])
+    net = parse_general(spec_from_onnx(path), "shared", 10**6)
+    assert (net.m, net.H) == (9 + 9, 3)

@@ -93,9 +93,6 @@ def test_network_from_module_and_name(ti, models):
 @pytest.mark.parametrize(
     "factory, error, message",
     [
-        ("residual", "UnsupportedOperation", "unsupported operation operator.add in {src}"
-         " (a residual sum is not a layered network: use torch.cat for skip connections)"),
-        ("conv", "UnsupportedOperation", "unsupported operation torch.nn.Conv1d (module 'conv') in {src}"),
         ("broken_chain", "TorchImportError", "{src}: layers must form a chain, but layer 3 ('fc3') does not read"
          " layer 2 ('fc2'); it reads the input (layer 0), layer 1 ('fc1')"),
         ("bad_width", "TorchImportError", "{src}: nn.Linear 'fc2' has in_features=4, but its input has 5 features"
@@ -159,11 +156,17 @@ def test_cli_from_torch_refusals(models, tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(HERE.parent))  # for the MODULE:FACTORY form
     cases = [
         (
-            [f"{MODELS}:residual", "-o", "residual.json"],
-            f"unsupported operation operator.add in {MODELS}:residual"
-            " (a residual sum is not a layered network: use torch.cat for skip connections)",
+            [f"{MODELS}:gelu_convnet", "-o", "gelu.json"],
+            f"unsupported operation torch.nn.GELU (module '1') in {MODELS}:gelu_convnet",
         ),
-        (["tests.torch_models:conv"], "unsupported operation torch.nn.Conv1d (module 'conv') in tests.torch_models:conv"),
+        (
+            ["tests.torch_models:grouped_conv"],
+            "unsupported operation torch.nn.Conv2d (module '0') in tests.torch_models:grouped_conv:"
+            " grouped conv (groups=2) is not supported, only groups=1",
+        ),
+        ([f"{MODELS}:mini_vgg", "--input-shape", "1x3"], f"cannot run {MODELS}:mini_vgg on an input of shape 1x3:"
+         " RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 3]"),
+        ([f"{MODELS}:mini_vgg", "--input-shape", "1x3xa"], "--input-shape '1x3xa': expected N x C x ... as positive integers, e.g. 1x3x32x32"),
         ([f"{MODELS}:failing"], f"{MODELS}:failing() raised RuntimeError: no weights here"),
         (
             [f"{MODELS}:densenet", "--max-weights", "29"],
@@ -177,3 +180,203 @@ def test_cli_from_torch_refusals(models, tmp_path, monkeypatch, capsys):
         assert res.stderr == f"error: {message}\n", show(res)
         assert res.stdout == "", show(res)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------
+# Channel level: conv, BatchNorm, pooling, flatten, residual add, biases -> a general spec
+
+
+def tensor_count(model, folded: dict[str, str]) -> int:
+    """m from the model's own tensors: conv/linear weights and biases; a BatchNorm that folds
+    (``folded``: BN module -> the conv/linear it folds into) is one bias per channel, replacing
+    that conv's own bias; any other BatchNorm keeps its weight and bias (scale and shift)."""
+    import torch.nn as nn
+
+    m = 0
+    for name, mod in model.named_modules():
+        if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear)):
+            m += mod.weight.numel()
+            if mod.bias is not None and name not in folded.values():
+                m += mod.bias.numel()
+        elif isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            m += mod.num_features if name in folded else mod.weight.numel() + mod.bias.numel()
+    return m
+
+
+RESNET_FOLDS = {"bn1": "conv1", "layer1.bn1": "layer1.conv1", "layer1.bn2": "layer1.conv2", "layer2.bn1": "layer2.conv1",
+                "layer2.bn2": "layer2.conv2", "layer2.downsample.1": "layer2.downsample.0"}
+CHANNEL_MODELS = [
+    # factory, input shape (for --input-shape and torch.onnx.export), folded BatchNorms, H by hand
+    # mini ResNet: stem 4 (one class with the first block's output through the identity), the
+    # blocks' inner convs 4 and 6, the projection block's output 6
+    ("mini_resnet", (1, 3, 32, 32), RESNET_FOLDS, 4 + 4 + 6 + 6),
+    # DenseNet: stem 4, norm1 4 (the stem is read twice: no fold), conv1 2, norm2 over the
+    # concatenation 4 + 2, conv2 2; every map feeds the classifier
+    ("mini_densenet", (1, 3, 8, 8), {}, 4 + 4 + 2 + 6 + 2),
+    ("mini_vgg", (1, 3, 16, 16), {}, 4 + 8 + 10),
+    ("conv1d_dilated", (1, 2, 10), {"1": "0"}, 3),
+    # shared BN: conv, its scaled copy and their sum are one class (identity edges)
+    ("shared_bn", (1, 3, 8, 8), {}, 4),
+]
+
+
+@pytest.mark.parametrize("factory, shape, folds, hidden", CHANNEL_MODELS, ids=[c[0] for c in CHANNEL_MODELS])
+def test_channel_level_models_count_the_models_tensors_and_certify(ti, models, factory, shape, folds, hidden):
+    from basispath_graph.general.model import GeneralNetwork
+    from basispath_graph.general.solve import solve_general
+
+    net = ti.network_from_torch(f"{MODELS}:{factory}")
+    assert isinstance(net, GeneralNetwork)
+    assert net.m == tensor_count(getattr(models, factory)(), folds)
+    assert net.H == hidden
+    result = solve_general(net)
+    assert result.certified and result.basis_size == net.m - net.H
+    # a sample input shape gives the input's channels and checks ranks: the same spec
+    with_shape = ti.read_torch_model(f"{MODELS}:{factory}", input_shape=shape)
+    assert with_shape.general and with_shape.spec == ti.read_torch_model(f"{MODELS}:{factory}").spec
+
+
+def test_resnet_spec_has_kernel_taps_identity_and_projection_shortcuts(ti):
+    spec = ti.read_torch_model(f"{MODELS}:mini_resnet").spec
+    conns = {(c["from"], c["to"]): c for c in spec["connections"]}
+    assert conns[("x", "bn1")]["taps"] == 49  # 7 x 7 stem, its BatchNorm folded (named after the BN)
+    assert [k for k, c in conns.items() if c["kind"] == "identity"] == [("bn1", "add")]  # the identity block
+    assert conns[("add", "add_1")] == {"from": "add", "to": "add_1", "kind": "dense", "taps": 1}  # the 1x1 projection
+    assert conns[("bias", "add_1")]["taps"] == 2  # conv2's and the projection's folded BatchNorms
+    assert spec["layers"][0] == {"name": "bias", "size": 1}
+
+
+def test_vgg_flatten_into_linear_has_spatial_taps(ti):
+    spec = ti.read_torch_model(f"{MODELS}:mini_vgg", input_shape=(1, 3, 16, 16)).spec
+    assert {"from": "3", "to": "7", "kind": "dense", "taps": 16} in spec["connections"]  # 128 = 8 channels x 4 x 4
+
+
+def test_batchnorm_with_another_reader_is_a_diagonal_connection(ti):
+    spec = ti.read_torch_model(f"{MODELS}:shared_bn").spec
+    assert [c for c in spec["connections"] if c["kind"] == "diagonal"] == [{"from": "conv", "to": "bn", "kind": "diagonal", "taps": 1}]
+    dense = ti.read_torch_model(f"{MODELS}:mini_densenet").spec
+    assert [(c["from"], c["to"]) for c in dense["connections"] if c["kind"] == "diagonal"] == [
+        ("stem", "norm1"), ("stem", "norm2.stem"), ("conv1", "norm2.conv1")]
+
+
+def test_a_parameter_added_per_channel_is_a_bias_and_a_second_output_stays_an_output(ti):
+    spec = ti.read_torch_model(f"{MODELS}:param_bias").spec
+    net = ti.network_from_torch(f"{MODELS}:param_bias")
+    assert {"from": "bias", "to": "add", "kind": "dense", "taps": 2} in spec["connections"]  # conv bias + shift
+    assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 + 4 * 2 + 2, 0)  # the maps are an output: no hidden neuron
+    assert [layer["name"] for layer in spec["layers"]] == ["bias", "x", "add", "fc", "relu.output"]
+
+
+def test_a_layered_refusal_says_when_the_general_form_reads_the_model(ti):
+    src = f"{MODELS}:two_branches"
+    with pytest.raises(ti.TorchImportError) as info:
+        ti.read_torch_model(src)
+    assert str(info.value) == (f"{src}: layers must form a chain, but layer 2 ('b') does not read layer 1 ('a'); it reads"
+                               " the input (layer 0) (it reads as a general spec with --general)")
+    net = ti.network_from_torch(src, general=True)
+    assert (net.m, net.H) == (2 * (3 * 2 + 2) + 4 + 1, 4)
+
+
+def test_general_flag_reads_a_plain_mlp_at_channel_level_with_its_biases(ti):
+    layered = ti.network_from_torch(f"{MODELS}:mlp")
+    general = ti.network_from_torch(f"{MODELS}:mlp", general=True)
+    # fc1 3*4 + 4 biases, fc2 4*5 (no bias), out 5*2 + 2 biases
+    assert (layered.m, general.m) == (42, 42 + 4 + 2)
+    assert layered.H == general.H == 9
+
+
+def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
+    """torch.onnx.export of each model, read by from-onnx: the same m and H as from-torch (the
+    exporter folds BatchNorm into the conv before it itself where it can)."""
+    import contextlib
+    import io
+    import warnings
+
+    import torch
+
+    pytest.importorskip("onnx", reason="the onnx package is not installed")
+    from basispath_graph.general.model import parse_general
+    from basispath_graph.general.onnx_import import spec_from_onnx
+
+    for factory, shape, _, _ in CHANNEL_MODELS:
+        model = (models._MiniDenseNet(view=False) if factory == "mini_densenet" else getattr(models, factory)()).eval()
+        path = tmp_path / f"{factory}.onnx"
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+                warnings.simplefilter("ignore")
+                torch.onnx.export(model, (torch.zeros(shape),), str(path), dynamo=False)
+        except Exception as exc:  # noqa: BLE001 - an exporter this torch cannot run
+            pytest.skip(f"torch.onnx.export does not work here: {type(exc).__name__}: {exc}")
+        from_onnx = parse_general(spec_from_onnx(path), factory, 10**7)
+        from_torch = ti.network_from_module(model, factory, factory, general=True)
+        assert (from_torch.m, from_torch.H) == (from_onnx.m, from_onnx.H), factory
+
+
+@pytest.mark.parametrize(
+    "factory, message",
+    [
+        ("grouped_conv", "unsupported operation torch.nn.Conv2d (module '0') in {src}: grouped conv (groups=2) is not supported, only groups=1"),
+        ("gelu_convnet", "unsupported operation torch.nn.GELU (module '1') in {src}"),
+        ("layernorm_mlp", "unsupported operation torch.nn.LayerNorm (module '1') in {src}"),
+        ("attention", "unsupported operation Tensor.transpose in {src}"),
+        ("plus_constant", "unsupported operation operator.add in {src} (adds a constant: only a + b of two computed tensors"
+         " or a per-channel parameter)"),
+        ("bn_without_affine", "unsupported operation torch.nn.BatchNorm2d (module '1') in {src}: BatchNorm without affine=True"
+         " and running statistics is not a trainable per-channel scale and shift"),
+        ("linear_on_maps", "torch.nn.Linear (module '2') in {src} on a tensor of spatial dimensions: only N x features (flatten first)"),
+        ("param_bias_last_axis", "unsupported operation operator.add in {src} (a parameter of shape (4,) adds along the last"
+         " axis of N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)"),
+        ("unused_branch", "torch.nn.Conv2d (module 'side') in {src}: its result is not used (not a part of the network's function)"),
+    ],
+)
+def test_channel_level_refusals_name_the_operation(ti, factory, message):
+    src = f"{MODELS}:{factory}"
+    with pytest.raises(ti.TorchImportError) as info:
+        ti.read_torch_model(src)
+    assert str(info.value) == message.format(src=src)
+
+
+def test_linear_on_maps_is_refused_with_the_rank_from_an_input_shape(ti):
+    src = f"{MODELS}:linear_on_maps"
+    with pytest.raises(ti.TorchImportError, match=r"on a tensor of rank 4: only N x features \(flatten first\)$"):
+        ti.read_torch_model(src, input_shape=(1, 3, 6, 6))
+
+
+def test_cli_from_torch_writes_a_general_spec_that_solves(models, tmp_path):
+    jobs = [(["spec", "from-torch", f"{MODELS}:mini_resnet", "-o", "r.json", "--input-shape", "1x3x32x32"], tmp_path, None),
+            (["spec", "from-torch", f"{MODELS}:mlp", "--general", "-o", "mlp.json"], tmp_path, None)]
+    resnet, mlp = run_many(jobs)
+    assert resnet.returncode == 0, show(resnet)
+    assert resnet.stderr == "mini_resnet: general network, 8 layers, 14 connections, m = 1505, H = 20 (written to r.json)\n"
+    assert mlp.returncode == 0 and mlp.stderr.startswith("mlp: general network, ") and mlp.stderr.endswith("m = 48, H = 9 (written to mlp.json)\n")
+    (solved,) = run_many([(["solve", "r.json", "--json"], tmp_path, None)])
+    out = json.loads(solved.stdout)
+    assert (out["m"], out["H"], out["certified"]) == (1505, 20, True)
+
+
+@pytest.mark.parametrize("arch", ["resnet18", "vgg11", "densenet121"])
+def test_torchvision_models_match_the_presets_and_their_own_tensors(ti, arch):
+    """Real architectures (skipped without torchvision): from-torch gives the channel-level preset's
+    m and H for resnet18 and vgg11, and for each m is the model's own tensor count with every
+    BatchNorm that follows a conv alone folded (densenet121: norm0 and each layer's norm2 fold;
+    the norms over concatenations keep weight and bias)."""
+    tvm = pytest.importorskip("torchvision.models", reason="torchvision is not installed")
+    import torch.nn as nn
+
+    from basispath_graph.general.model import parse_general
+    from basispath_graph.general.presets import general_preset_spec
+
+    model = getattr(tvm, arch)()
+    net = ti.network_from_module(model, arch, arch, max_weights=10**9)
+    modules = dict(model.named_modules())
+    folds = {}
+    if arch == "resnet18":
+        folds = {n: n.replace("bn", "conv") for n in modules if ".bn" in n or n == "bn1"}
+        folds |= {n: n[:-1] + "0" for n in modules if n.endswith("downsample.1")}
+    elif arch == "densenet121":
+        folds = {"features.norm0": "features.conv0"} | {n: n[:-5] + "conv1" for n in modules if n.endswith(".norm2")}
+    assert all(isinstance(modules[b], nn.BatchNorm2d) and isinstance(modules[c], nn.Conv2d) for b, c in folds.items())
+    assert net.m == tensor_count(model, folds)
+    if arch != "densenet121":
+        preset = parse_general(general_preset_spec(arch), arch, 10**9)
+        assert (net.m, net.H) == (preset.m, preset.H)

@@ -130,3 +130,226 @@ def failing() -> nn.Module:
 
 def not_a_module():
     return 42
+
+
+# ---------------------------------------------------------------------------------------
+# Channel level (general specs): conv, BatchNorm, pooling, flatten, residual add
+
+
+class _Block(nn.Module):
+    """A ResNet basic block: conv-BN-ReLU-conv-BN plus an identity or a projection (1x1 conv + BN)."""
+
+    def __init__(self, c_in: int, c_out: int, stride: int = 1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c_out)
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c_out)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = None
+        if stride != 1 or c_in != c_out:
+            self.downsample = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+
+
+class _MiniResNet(nn.Module):
+    """torchvision's ResNet layout in miniature: stem conv-BN-ReLU, max-pool, an identity block,
+    a projection block, adaptive average pool, flatten, fc."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        self.layer1 = _Block(4, 4)
+        self.layer2 = _Block(4, 6, stride=2)
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(6, 5)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer2(self.layer1(x))
+        x = torch.flatten(self.avgpool(x), 1)
+        return self.fc(x)
+
+
+def mini_resnet() -> nn.Module:
+    return _MiniResNet()
+
+
+class _MiniDenseNet(nn.Module):
+    """DenseNet-style: each conv reads torch.cat of all earlier feature maps; BN-ReLU-conv layers
+    (a BatchNorm over a concatenation cannot fold: a per-channel scale and shift), a transition
+    avg-pool, then F.adaptive_avg_pool2d, a flatten (x.view(x.size(0), -1), or torch.flatten for
+    torch.onnx.export, whose view exports shape arithmetic) and a classifier."""
+
+    def __init__(self, view: bool = True):
+        super().__init__()
+        self.view = view
+        self.stem = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(4)
+        self.conv1 = nn.Conv2d(4, 2, 3, padding=1)
+        self.norm2 = nn.BatchNorm2d(6)
+        self.conv2 = nn.Conv2d(6, 2, 3, padding=1)
+        self.pool = nn.AvgPool2d(2)
+        self.classifier = nn.Linear(8, 3)
+
+    def forward(self, x):
+        f0 = self.stem(x)
+        f1 = self.conv1(F.relu(self.norm1(f0)))
+        c1 = torch.cat([f0, f1], 1)
+        f2 = self.conv2(F.relu(self.norm2(c1)))
+        x = self.pool(torch.cat([f0, f1, f2], dim=1))
+        x = F.adaptive_avg_pool2d(x, 1)
+        return self.classifier(x.view(x.size(0), -1) if self.view else torch.flatten(x, 1))
+
+
+def mini_densenet() -> nn.Module:
+    return _MiniDenseNet()
+
+
+def mini_vgg() -> nn.Module:
+    """VGG-style: conv-ReLU-maxpool twice, then nn.Flatten of 8 x 4 x 4 into a Linear of
+    in_features 128 (16 spatial taps per channel); needs --input-shape 1x3x16x16 to be checked."""
+    return nn.Sequential(
+        nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+        nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(8 * 4 * 4, 10), nn.ReLU(), nn.Dropout(), nn.Linear(10, 2),
+    )
+
+
+def conv1d_dilated() -> nn.Module:
+    """Conv1d with dilation 2 (still 3 taps) and a bias, BatchNorm1d folded, global pool, Linear."""
+    return nn.Sequential(nn.Conv1d(2, 3, 3, dilation=2), nn.BatchNorm1d(3), nn.ReLU(),
+                         nn.AdaptiveMaxPool1d(1), nn.Flatten(), nn.Linear(3, 2))
+
+
+class _SharedBN(nn.Module):
+    """conv's output is read by the BatchNorm and by a shortcut: the BN cannot fold (diagonal + bias)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.out = nn.Conv2d(4, 2, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        return self.out(F.relu(self.bn(h)) + h)
+
+
+def shared_bn() -> nn.Module:
+    return _SharedBN()
+
+
+def grouped_conv() -> nn.Module:
+    return nn.Sequential(nn.Conv2d(4, 4, 3, groups=2), nn.ReLU())
+
+
+def gelu_convnet() -> nn.Module:
+    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.GELU())
+
+
+def layernorm_mlp() -> nn.Module:
+    return nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4), nn.ReLU(), nn.Linear(4, 2))
+
+
+class _Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 4)
+        self.k = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.softmax(self.q(x) @ self.k(x).transpose(-2, -1), dim=-1)
+
+
+def attention() -> nn.Module:
+    return _Attention()
+
+
+def linear_on_maps() -> nn.Module:
+    """nn.Linear on N x C x H x W acts on the last axis, not on channels: refused."""
+    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Linear(4, 2))
+
+
+def bn_without_affine() -> nn.Module:
+    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4, affine=False), nn.ReLU())
+
+
+class _Unused(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.side = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x))
+        self.side(h)
+        return h
+
+
+def unused_branch() -> nn.Module:
+    return _Unused()
+
+
+class _PlusOne(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return self.conv(x) + 1.0
+
+
+def plus_constant() -> nn.Module:
+    return _PlusOne()
+
+
+class _ParamBias(nn.Module):
+    """conv + a per-channel parameter (a second bias), returning the logits and the feature maps
+    (read inside too: they stay outputs, H = 0)."""
+
+    def __init__(self, shape=(4, 1, 1)):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.shift = nn.Parameter(torch.zeros(shape))
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h = F.relu(self.conv(x) + self.shift, inplace=True)
+        return self.fc(F.adaptive_avg_pool2d(h, 1).flatten(1)), h
+
+
+def param_bias() -> nn.Module:
+    return _ParamBias()
+
+
+def param_bias_last_axis() -> nn.Module:
+    return _ParamBias((4,))
+
+
+class _TwoBranches(nn.Module):
+    """Two Linears on the input, concatenated: not a chain of layers, but a general network."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 2)
+        self.b = nn.Linear(3, 2)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(torch.relu(torch.cat([self.a(x), self.b(x)], dim=-1)))
+
+
+def two_branches() -> nn.Module:
+    return _TwoBranches()

@@ -19,7 +19,7 @@ TORCH_MISSING = "'spec from-torch' needs PyTorch in this environment: pip instal
 
 spec_app = typer.Typer(
     name="spec",
-    help="Write network specs: from a named architecture family or from a PyTorch model.",
+    help="Write network specs: from a named architecture family or from a PyTorch or ONNX model.",
     no_args_is_help=True,
 )
 
@@ -152,37 +152,60 @@ def preset_command(
     _finish(spec, output, max_weights)
 
 
+def _input_shape(text: Optional[str]) -> Optional[tuple[int, ...]]:
+    """``1x3x32x32`` (or ``1,3,32,32``) as a tuple of ints; a bad one is a one-line error."""
+    if text is None:
+        return None
+    parts = text.replace(",", "x").lower().split("x")
+    if len(parts) < 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise fail(f"--input-shape {text!r}: expected N x C x ... as positive integers, e.g. 1x3x32x32")
+    return tuple(int(p) for p in parts)
+
+
 @spec_app.command("from-torch")
 def from_torch_command(
     target: str = typer.Argument(..., metavar="MODULE:FACTORY", help="Factory returning an nn.Module: module:func or path/to/file.py:func."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help=_OUTPUT_HELP),
     name: Optional[str] = typer.Option(None, "--name", help="Network name in the spec (default: the factory's name)."),
+    general: bool = typer.Option(False, "--general", help="Write the channel-level general spec even for a plain nn.Linear/ReLU/torch.cat model (its biases then count)."),
+    input_shape: Optional[str] = typer.Option(None, "--input-shape", metavar="NxCx...", help="A sample input shape, e.g. 1x3x32x32: gives the input's channels and checks what nn.Linear and torch.cat read (general specs)."),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help=_MAX_WEIGHTS_HELP),
 ) -> None:
-    """Write the spec of a PyTorch model made of nn.Linear, ReLU and torch.cat (needs PyTorch).
+    """Write the spec of a PyTorch model (needs PyTorch); FACTORY() is called without arguments
+    and its model traced with torch.fx.
 
-    FACTORY() is called without arguments and its model is traced with torch.fx. Each
-    nn.Linear is a layer; a Linear reading torch.cat([...], dim=-1) of earlier layers gets a
-    skip from each of them. nn.Dropout and nn.Identity are passed through; biases are ignored
-    (paths are over weights). Anything else (convolutions, residual sums x + f(x), norms,
-    reshapes) is refused by name. Exit code 0, or 2 for a refused model.
+    A model of only nn.Linear, ReLU and torch.cat gives a layered spec (widths, skips): each
+    nn.Linear is a layer, a Linear reading torch.cat([...], dim=-1) of earlier layers gets a skip
+    from each; biases are ignored. Anything more gives a general spec at channel level, with the
+    rules of 'spec from-onnx': Conv1d/2d/3d (groups=1, kernel taps), Linear (after a flatten of
+    C channels x S positions: S taps), biases (a size-1 'bias' layer), BatchNorm (eval: folded
+    into the conv or linear before it when that is its only reader, else a per-channel scale
+    and shift), ReLU, dropout, max/avg/adaptive pooling, flatten, residual add (identity or
+    projection shortcut) and torch.cat along channels. Anything else (GELU, LayerNorm,
+    attention, grouped conv, ...) is refused by name. Exit code 0, or 2 for a refused model.
 
-    Example:
+    Examples:
 
         basispath spec from-torch models.py:densenet_mlp -o densenet.json
+
+        basispath spec from-torch models.py:resnet --input-shape 1x3x32x32 -o resnet.json
     """
     from .. import torch_import as ti
 
     _check_output(output)
+    shape = _input_shape(input_shape)
     try:
         ti.import_torch()
     except ti.TorchMissing:
         raise fail(TORCH_MISSING) from None
     try:
-        model = ti.read_torch_model(target, name)
+        model = ti.read_torch_model(target, name, general=general, input_shape=shape)
     except ti.TorchImportError as exc:
         raise fail(str(exc)) from None
-    _finish(model.spec, output, max_weights, f" ({', '.join(model.layer_modules)})")
+    if model.general:
+        _finish_general(model.spec, output, max_weights)
+    else:
+        _finish(model.spec, output, max_weights, f" ({', '.join(model.layer_modules)})")
 
 
 @spec_app.command("info")

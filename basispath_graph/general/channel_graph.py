@@ -1,0 +1,269 @@
+"""The channel-level rules shared by ``spec from-onnx`` and ``spec from-torch``: one home.
+
+A front end (ONNX nodes, torch.fx nodes) walks its graph in topological order and calls one
+method of :class:`ChannelGraph` per supported operation, naming tensors by string keys. The
+graph keeps for every tensor either
+
+- a **layer view** (:class:`View`): the channels of existing layers it consists of, in order
+  (concatenation joins views; ReLU, pooling, dropout pass them through: channel-wise, no
+  weights), flagged ``flat`` after a flatten, or
+- a **pending sum** (:class:`Pending`): a pre-activation not yet given a layer, the connections
+  into it (a conv or a linear map of a view, identity edges from an add with a view) and its
+  number of biases.
+
+A pending sum becomes a layer when something other than an add or a foldable BatchNorm reads it
+(:meth:`ChannelGraph.view`). The rules (docs/general-networks.md, "Import"):
+
+- conv / linear (:meth:`linear`, :meth:`dense_from_features`): a ``dense`` connection from each
+  layer of the input view with k taps (a conv's kernel size; a linear map after a flatten of
+  C channels with S positions each: in_features = C*S, S taps); a bias is one per channel;
+- BatchNorm (:meth:`batchnorm`, eval): folded into the conv or linear before it when that
+  pending sum has no other reader (one bias per channel in all); otherwise a ``diagonal``
+  connection from each layer of the view plus a bias (a per-channel trainable scale and shift;
+  over a concatenation, DenseNet-BC, a scaled copy of each concatenated layer);
+- add (:meth:`add`, :meth:`add_bias`): pending + pending merge; pending + view adds
+  ``identity`` edges (the ResNet shortcut); view + view makes a layer of two identities; a
+  constant operand of one value per channel is a bias.
+
+Front ends give each call a ``where`` text naming the operation (``Conv node 'c1'``); every
+refusal is ``error(one line)``, the front end's exception class. An input may have an unknown
+channel count (``channels=None``, PyTorch without a sample shape): the first conv, linear,
+BatchNorm or add that needs it decides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import BadInput
+
+__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View"]
+
+
+class ChannelImportError(BadInput):
+    """A model that is not a ReLU network at channel level (one line)."""
+
+
+@dataclass
+class View:
+    segments: list[tuple[str, int]]  # (layer name, channels) in channel order
+    flat: bool = False
+
+    @property
+    def channels(self) -> int:
+        return sum(n for _, n in self.segments)
+
+
+@dataclass
+class Pending:
+    channels: int
+    dense: dict[str, int] = field(default_factory=dict)  # source layer -> taps
+    identity: list[str] = field(default_factory=list)
+    biases: int = 0
+    made_by: str = ""  # "linear", "batchnorm" or "add": a BatchNorm folds into a linear one only
+
+
+class ChannelGraph:
+    """Layers and connections of a general spec, built one operation at a time."""
+
+    def __init__(self, name: str, error: type[Exception] = ChannelImportError):
+        self.name = name
+        self.error = error
+        self.layers: list[dict] = []
+        self.connections: list[dict] = []
+        self.uses_bias = False
+        self.tensors: dict[str, View | Pending] = {}
+        self.readers: dict[str, int] = {}  # tensor -> how many times it is read (graph outputs count)
+        self.labels: dict[str, str] = {}  # tensor -> the name its layer gets (default: the key)
+        self.unsized: set[str] = set()  # input layers whose channel count no operation told yet
+
+    # -- layers ---------------------------------------------------------------------------
+
+    def new_layer(self, name: str, size: int) -> str:
+        taken = {l["name"] for l in self.layers} | {"bias"}  # "bias" is the constant input's name
+        base, n = name or "layer", 1
+        while name in taken or not name:
+            n += 1
+            name = f"{base}_{n}"
+        self.layers.append({"name": name, "size": int(size)})
+        return name
+
+    def input(self, key: str, channels: int | None) -> None:
+        """A graph input of ``channels`` channels (None: decided by its first reader)."""
+        layer = self.new_layer(self.labels.get(key, key), channels or 0)
+        if not channels:
+            self.unsized.add(layer)
+        self.tensors[key] = View([(layer, channels or 0)])
+
+    def _materialize(self, key: str) -> View:
+        value = self.tensors[key]
+        if isinstance(value, View):
+            return value
+        layer = self.new_layer(self.labels.get(key, key), value.channels)
+        for source, taps in value.dense.items():
+            self.connections.append({"from": source, "to": layer, "kind": "dense", "taps": taps})
+        for source in value.identity:
+            self.connections.append({"from": source, "to": layer, "kind": "identity"})
+        if value.biases:
+            self.uses_bias = True
+            self.connections.append({"from": "bias", "to": layer, "kind": "dense", "taps": value.biases})
+        view = View([(layer, value.channels)])
+        self.tensors[key] = view
+        return view
+
+    def view(self, key: str, where: str) -> View:
+        """The tensor as layers (a pending sum becomes a layer now)."""
+        if key not in self.tensors:
+            raise self.error(f"{where} reads {key!r}, which no supported node wrote")
+        return self._materialize(key)
+
+    def fit(self, view: View, channels: int, where: str) -> View:
+        """Size the one unsized input layer in ``view`` so that it has ``channels`` channels."""
+        open_ = [layer for layer, _ in view.segments if layer in self.unsized]
+        if not open_:
+            return view
+        rest = channels - view.channels
+        if len(open_) > 1 or rest < 1:
+            raise self.error(f"{where}: cannot tell the channels of the input from {channels} channels read")
+        layer = open_[0]
+        self.unsized.discard(layer)
+        next(l for l in self.layers if l["name"] == layer)["size"] = rest
+        for key, value in self.tensors.items():
+            if isinstance(value, View) and any(s == layer for s, _ in value.segments):
+                self.tensors[key] = View([(s, rest if s == layer else n) for s, n in value.segments], value.flat)
+        return View([(s, rest if s == layer else n) for s, n in view.segments], view.flat)
+
+    # -- operations ---------------------------------------------------------------------
+
+    def pass_through(self, out: str, src: str, where: str) -> None:
+        """ReLU, pooling, dropout, identity: channel-wise, no weights."""
+        self.tensors[out] = self.view(src, where)
+
+    def flatten(self, out: str, src: str, where: str) -> None:
+        """N x C x ... to N x features: the view, marked flat (for the taps of the next linear)."""
+        self.tensors[out] = View(self.view(src, where).segments, flat=True)
+
+    def concat(self, out: str, sources: list[str], where: str) -> None:
+        """Along channels: the next conv reads each concatenated layer (DenseNet)."""
+        segments = []
+        for key in sources:
+            segments += self.view(key, where).segments
+        self.tensors[out] = View(segments)
+
+    def conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, taps: int,
+             has_bias: bool | Callable[[], bool]) -> None:
+        """A conv with ``taps`` kernel positions (groups = 1: the front end checks); ``has_bias``
+        may be a check to run once the input is known to fit."""
+        view = self.fit(self.view(src, where), in_channels, where)
+        if in_channels != view.channels:
+            raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
+        self.linear(out, view, out_channels, taps, has_bias() if callable(has_bias) else has_bias)
+
+    def dense_from_features(self, out: str, src: str, where: str, in_f: int, out_f: int, has_bias: bool) -> None:
+        """A linear map of N x features (Gemm, MatMul, nn.Linear): S taps after a flatten of
+        C channels with S positions each."""
+        view = self.fit(self.view(src, where), in_f, where)  # an input of unknown shape: its features are channels
+        if in_f % view.channels:
+            raise self.error(f"{where}: {in_f} input features are not a whole number per channel of its {view.channels} input channels")
+        taps = in_f // view.channels
+        if taps > 1 and not view.flat:
+            raise self.error(f"{where}: {in_f} input features from {view.channels} channels without a Flatten")
+        self.linear(out, view, out_f, taps, has_bias)
+
+    def linear(self, out: str, view: View, channels: int, taps: int, has_bias: bool) -> None:
+        """``channels`` outputs, each reading every channel of ``view`` at ``taps`` positions."""
+        p = Pending(int(channels), made_by="linear")
+        for layer, _ in view.segments:
+            p.dense[layer] = p.dense.get(layer, 0) + taps
+        p.biases = 1 if has_bias else 0
+        self.tensors[out] = p
+
+    def batchnorm(self, out: str, src: str, where: str, channels: int | None = None) -> None:
+        """Eval-mode BatchNorm: folds into the conv or linear before it, else a per-channel
+        scale (``diagonal``) and shift (a bias). ``channels``: its own count, when known."""
+        value = self.tensors.get(src)
+        if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
+            self._check_channels(value.channels, channels, where)
+            # folds: scale into the weights, shift (and any conv bias) into one bias per channel
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm")
+            return
+        view = self.view(src, where)
+        if channels is not None:
+            view = self.fit(view, channels, where)
+            self._check_channels(view.channels, channels, where)
+        label = self.labels.get(out, out)
+        segments = []
+        for layer, n in view.segments:  # over a concatenation (DenseNet-BC): a scaled copy of each layer
+            scaled = self.new_layer(label if len(view.segments) == 1 else f"{label}.{layer}", n)
+            self.connections.append({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1})
+            self.connections.append({"from": "bias", "to": scaled, "kind": "dense", "taps": 1})
+            segments.append((scaled, n))
+        self.uses_bias = True
+        self.tensors[out] = View(segments)
+
+    def _check_channels(self, have: int, declared: int | None, where: str) -> None:
+        if declared is not None and declared != have:
+            raise self.error(f"{where}: {declared} channels, its input {have}")
+
+    def add_bias(self, out: str, src: str, where: str, size: int, per_channel: bool = True) -> None:
+        """``src`` plus a constant (a trainable bias) of ``size`` values; ``per_channel``: its
+        shape puts one value on each channel (no spatial extent)."""
+        value = self.tensors.get(src)
+        channels = value.channels if value is not None else 0
+        if size != channels or not per_channel:
+            raise self.error(f"{where}: a constant that is not one value per channel ({size} values for {channels} channels)")
+        if isinstance(value, Pending) and self.readers.get(src, 0) == 1:
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases + 1, value.made_by)
+            return
+        view = self.view(src, where)  # read elsewhere too: a layer of its own, then x + b
+        if len(view.segments) != 1:
+            raise self.error(f"{where}: a bias added to a concatenation: not supported")
+        self.tensors[out] = Pending(view.channels, {}, [view.segments[0][0]], 1, "add")
+
+    def add(self, out: str, a: str, b: str, where: str) -> None:
+        """The sum of two computed tensors (a residual block's output)."""
+        if a == b:
+            raise self.error(f"{where} adds a tensor to itself: not supported")
+        parts: list[View | Pending] = []
+        for key in (a, b):
+            value = self.tensors.get(key)
+            if isinstance(value, Pending) and self.readers.get(key, 0) == 1:
+                parts.append(value)
+            else:
+                parts.append(self.view(key, where))
+        known = [p.channels for p in parts if not (isinstance(p, View) and any(s in self.unsized for s, _ in p.segments))]
+        if known and len(known) < len(parts):  # x + f(x) with x of unknown channels: f(x) tells
+            parts = [self.fit(p, known[0], where) if isinstance(p, View) else p for p in parts]
+        channels = {p.channels for p in parts}
+        if len(channels) != 1:
+            raise self.error(f"{where}: operands of {sorted(channels)} channels")
+        total = Pending(channels.pop(), made_by="add")
+        for p in parts:
+            if isinstance(p, Pending):
+                for source, taps in p.dense.items():
+                    total.dense[source] = total.dense.get(source, 0) + taps
+                total.identity += p.identity
+                total.biases += p.biases
+            else:
+                if len(p.segments) != 1:
+                    raise self.error(f"{where}: a shortcut from a concatenation is not an identity between two layers")
+                total.identity.append(p.segments[0][0])
+        self.tensors[out] = total
+
+    # -- the spec -----------------------------------------------------------------------
+
+    def finish(self, outputs: list[str], where: str = "the graph output") -> dict:
+        """The general spec, with ``outputs`` the graph's output tensors."""
+        for out in outputs:
+            view = self.view(out, where)
+            if self.readers.get(out, 0) > 1:
+                # Also read inside the graph: its layers have outgoing connections, so they would
+                # count as hidden; an output copy (identity edges) keeps them outputs' rescaling.
+                for layer, size in view.segments:
+                    copy = self.new_layer(f"{self.labels.get(out, out)}.output", size)
+                    self.connections.append({"from": layer, "to": copy, "kind": "identity"})
+        if self.unsized:
+            raise self.error(f"{self.name}: cannot tell how many channels input {sorted(self.unsized)[0]!r} has (no conv, linear or BatchNorm reads it)")
+        layers = ([{"name": "bias", "size": 1}] if self.uses_bias else []) + self.layers
+        return {"name": self.name, "layers": layers, "connections": self.connections}

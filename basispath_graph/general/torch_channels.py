@@ -1,0 +1,324 @@
+"""Read a PyTorch model at channel level into a general spec (``spec from-torch``, general form).
+
+The torch.fx front end of :mod:`basispath_graph.general.channel_graph` (the rules, shared with
+``spec from-onnx``): this module maps the traced graph's modules, functions and methods onto its
+calls. Channels are the neurons; BatchNorm is read as in eval mode.
+
+=================================================  ==========================================
+fx node                                            rule (channel_graph)
+=================================================  ==========================================
+the input placeholder                              an input layer; its channels from
+                                                   ``input_shape[1]`` or its first reader
+``nn.Conv1d/2d/3d`` (groups = 1)                   ``conv``: prod(kernel_size) taps; bias
+``nn.Linear``                                      ``dense_from_features``: S taps after a
+                                                   flatten of C channels (in_features = C*S)
+``nn.BatchNorm1d/2d/3d`` (affine, running stats)   ``batchnorm``: folds or diagonal + bias
+ReLU (module, function, method), dropout,          pass through (channel-wise, no weights)
+``nn.Identity``, max/avg/adaptive pooling
+``nn.Flatten``, ``torch.flatten``, ``.flatten``,   ``flatten`` (from dimension 1 only)
+``.view/.reshape(n, -1)``
+``+``, ``torch.add``, ``.add``                     ``add`` (a parameter operand: ``add_bias``)
+``torch.cat`` along dimension 1                    ``concat``
+=================================================  ==========================================
+
+Anything else (GELU, LayerNorm, attention, grouped or transposed conv, ...) is refused by its
+op name: ``unsupported operation torch.nn.GELU (module 'act') in SOURCE``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+import sys
+
+from ..torch_import import TorchImportError, UnsupportedOperation, import_torch, op_name, trace
+from .channel_graph import ChannelGraph
+
+__all__ = ["general_spec_from_module"]
+
+_POOLS = ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+          "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+          "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d")
+_DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+
+
+def _tensor_nodes(value, fx) -> list:
+    """The fx nodes inside an argument (nested lists/tuples/dicts)."""
+    found = []
+    fx.node.map_arg(value, lambda n: found.append(n) or n)
+    return found
+
+
+class _Reader:
+    def __init__(self, module, source: str, name: str, input_shape: tuple[int, ...] | None):
+        self.torch = torch = import_torch()
+        self.nn, self.F = torch.nn, torch.nn.functional
+        self.source = source
+        self.traced = trace(module, source)
+        self.g = ChannelGraph(name, TorchImportError)
+        self.input_shape = input_shape
+        self.rank: dict[str, int] = {}
+        self.spatial: set[str] = set()  # tensors known to keep spatial dimensions (N x C x ...)
+        self.params: dict[str, object] = {}  # get_attr nodes: constants
+        self.sizes: set[str] = set()  # .size() / .shape values (only as shapes of a view)
+        if input_shape is not None:
+            self._propagate_shapes(input_shape)
+        for node in self.traced.graph.nodes:
+            if self._is_size(node):
+                self.sizes.add(node.name)
+        for node in self.traced.graph.nodes:
+            self.g.labels[node.name] = str(node.target) if node.op == "call_module" else node.name
+            if node.name in self.sizes:
+                continue  # x.size(0) in x.view(x.size(0), -1) does not read x's values
+            for used in _tensor_nodes((node.args, node.kwargs), torch.fx):
+                self.g.readers[used.name] = self.g.readers.get(used.name, 0) + 1
+        F = self.F
+        self.relus = {torch.relu, torch.relu_, F.relu, F.relu_}
+        self.pools = {getattr(F, n) for n in _POOLS if hasattr(F, n)} | {getattr(torch, n) for n in _POOLS if hasattr(torch, n)}
+        self.dropouts = {getattr(F, n) for n in _DROPOUTS if hasattr(F, n)}
+        self.cats = {torch.cat, getattr(torch, "concat", torch.cat), getattr(torch, "concatenate", torch.cat)}
+        self.adds = {operator.add, operator.iadd, torch.add}
+        nn = self.nn
+        self.pool_modules = (nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d,
+                             nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d,
+                             nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.AdaptiveMaxPool3d)
+        dropouts = tuple(getattr(nn, n) for n in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout") if hasattr(nn, n))
+        self.pass_modules = (nn.ReLU, nn.Identity, *dropouts, *self.pool_modules)
+
+    def _propagate_shapes(self, shape: tuple[int, ...]) -> None:
+        """Run the traced model once on zeros of ``shape`` (eval mode, no grad), noting the rank of
+        every tensor it makes."""
+        torch, rank = self.torch, self.rank
+        shown = "x".join(map(str, shape))
+        if len(shape) < 2 or any(d < 1 for d in shape):
+            raise TorchImportError(f"input shape {shown}: need N x C x ... with every dimension >= 1")
+
+        class Ranks(torch.fx.Interpreter):
+            def run_node(self, n):
+                result = super().run_node(n)
+                if isinstance(result, torch.Tensor):
+                    rank[n.name] = result.dim()
+                return result
+
+        was = self.traced.training
+        try:
+            self.traced.eval()
+            with contextlib.redirect_stdout(sys.stderr), torch.no_grad():
+                Ranks(self.traced).run(torch.zeros(shape))
+        except Exception as exc:  # noqa: BLE001 - running the user's forward()
+            first = (str(exc).strip().splitlines() or [""])[0]  # fx adds "While executing ..." lines
+            raise TorchImportError(f"cannot run {self.source} on an input of shape {shown}: {type(exc).__name__}: {first}") from None
+        finally:
+            self.traced.train(was)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def where(self, node) -> str:
+        return f"{op_name(node)} in {self.source}"
+
+    def refuse(self, node, detail: str = "") -> UnsupportedOperation:
+        return UnsupportedOperation(op_name(node), self.source, detail)
+
+    def tensor(self, node, value) -> str:
+        """The key of a tensor argument (refused if it is not a tensor an earlier node made)."""
+        if not isinstance(value, self.torch.fx.Node) or value.name in self.params or value.name in self.sizes:
+            raise self.refuse(node, f" (its input {value!r} is not a computed tensor)")
+        return value.name
+
+    def only(self, node, *extra_ok: str) -> str:
+        """The one tensor input of a node (its first argument); any other tensor argument is refused."""
+        first = node.args[0] if node.args else node.kwargs.get("input")
+        rest = [v for k, v in node.kwargs.items() if k not in ("input", *extra_ok)]
+        if _tensor_nodes((list(node.args[1:]), rest), self.torch.fx):
+            raise self.refuse(node, " (with more than one tensor input)")
+        return self.tensor(node, first)
+
+    def arg(self, node, k: int, key: str, default):
+        if len(node.args) > k:
+            return node.args[k]
+        return node.kwargs.get(key, default)
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def run(self) -> dict:
+        placeholders = [n for n in self.traced.graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != 1:
+            names = ", ".join(str(n.target) for n in placeholders) or "none"
+            raise TorchImportError(f"{self.source}: the model must take exactly one input tensor, its forward() takes"
+                                   f" {len(placeholders)} ({names})")
+        outputs: list[str] = []
+        for node in self.traced.graph.nodes:
+            if node.op == "placeholder":
+                self.g.input(node.name, self.input_shape[1] if self.input_shape else None)
+            elif node.op == "get_attr":
+                self.params[node.name] = self.traced.get_parameter(node.target) if self._is_param(node) else None
+            elif node.op == "call_module":
+                self._module(node, self.traced.get_submodule(node.target))
+            elif node.op == "call_function":
+                self._function(node)
+            elif node.op == "call_method":
+                self._method(node)
+            elif node.op == "output":
+                result = node.args[0] if node.args else None
+                results = list(result) if isinstance(result, (list, tuple)) else [result]
+                if not results or not all(isinstance(r, self.torch.fx.Node) for r in results):
+                    raise TorchImportError(f"{self.source}: the model must return a tensor (or a tuple of tensors)")
+                outputs = [self.tensor(node, r) for r in results]  # counted as readers: the output node's arguments
+            else:
+                raise self.refuse(node)
+        for node in self.traced.graph.nodes:  # a result nothing reads would silently drop its weights
+            if node.op in ("call_module", "call_function", "call_method") and node.name in self.g.tensors \
+                    and not self.g.readers.get(node.name):
+                raise TorchImportError(f"{self.where(node)}: its result is not used (not a part of the network's function)")
+        return self.g.finish(outputs, f"the output of {self.source}")
+
+    def _is_size(self, node) -> bool:
+        """x.size(...), x.shape, x.shape[k] (only good as the shape of a view)."""
+        if node.op == "call_method" and node.target == "size":
+            return True
+        if node.op == "call_function" and node.target is getattr and node.args[1:] == ("shape",):
+            return True
+        return (node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[0], self.torch.fx.Node)
+                and node.args[0].name in self.sizes)
+
+    def _is_param(self, node) -> bool:
+        try:
+            self.traced.get_parameter(node.target)
+            return True
+        except AttributeError:
+            return False
+
+    def _module(self, node, mod) -> None:
+        nn, g, out, where = self.nn, self.g, node.name, self.where(node)
+        if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            if mod.groups != 1:
+                raise self.refuse(node, f": grouped conv (groups={mod.groups}) is not supported, only groups=1")
+            src = self.only(node)
+            g.conv(out, src, where, int(mod.in_channels), int(mod.out_channels), math.prod(mod.kernel_size), mod.bias is not None)
+            self.spatial.add(out)
+        elif isinstance(mod, nn.Linear):
+            self._linear(node, self.only(node), int(mod.in_features), int(mod.out_features), mod.bias is not None)
+        elif isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            if not mod.affine or not mod.track_running_stats:
+                raise self.refuse(node, ": BatchNorm without affine=True and running statistics is not a trainable"
+                                        " per-channel scale and shift")
+            src = self.only(node)
+            g.batchnorm(out, src, where, int(mod.num_features))
+            self._inherit(out, src)
+        elif isinstance(mod, nn.Flatten):
+            if (mod.start_dim, mod.end_dim) != (1, -1):
+                raise self.refuse(node, f" with start_dim={mod.start_dim}, end_dim={mod.end_dim}: only from dimension 1 to the end")
+            g.flatten(out, self.only(node), where)
+        elif isinstance(mod, self.pass_modules):
+            src = self.only(node)
+            g.pass_through(out, src, where)
+            self._inherit(out, src)
+            if isinstance(mod, self.pool_modules):
+                self.spatial.add(out)
+        else:
+            raise self.refuse(node)
+
+    def _linear(self, node, src: str, in_f: int, out_f: int, has_bias: bool) -> None:
+        rank = self.rank.get(src)
+        if (rank is not None and rank != 2) or (rank is None and src in self.spatial):
+            shown = f"rank {rank}" if rank is not None else "spatial dimensions"
+            raise TorchImportError(f"{self.where(node)} on a tensor of {shown}: only N x features (flatten first)")
+        self.g.dense_from_features(node.name, src, self.where(node), in_f, out_f, has_bias)
+
+    def _inherit(self, out: str, src: str) -> None:
+        if src in self.spatial:
+            self.spatial.add(out)
+
+    def _function(self, node) -> None:
+        torch, g, out, where, target = self.torch, self.g, node.name, self.where(node), node.target
+        if target in self.relus or target in self.dropouts or target in self.pools:
+            src = self.only(node)
+            g.pass_through(out, src, where)
+            self._inherit(out, src)
+            if target in self.pools:
+                self.spatial.add(out)
+        elif target is torch.flatten:
+            self._flatten(node, self.arg(node, 1, "start_dim", 0), self.arg(node, 2, "end_dim", -1))
+        elif target in self.cats:
+            self._cat(node)
+        elif target in self.adds:
+            self._add(node)
+        elif node.name in self.sizes:
+            pass  # x.shape[0]: a shape, see _is_size
+        else:
+            raise self.refuse(node)
+
+    def _method(self, node) -> None:
+        name, g = node.target, self.g
+        if name in ("relu", "relu_", "contiguous"):
+            src = self.only(node)
+            g.pass_through(node.name, src, self.where(node))
+            self._inherit(node.name, src)
+        elif node.name in self.sizes:
+            pass  # x.size(0): a shape, see _is_size
+        elif name == "flatten":
+            self._flatten(node, self.arg(node, 1, "start_dim", 0), self.arg(node, 2, "end_dim", -1))
+        elif name in ("view", "reshape"):
+            shape = list(node.args[1:]) if not (len(node.args) == 2 and isinstance(node.args[1], (list, tuple))) else list(node.args[1])
+            if len(shape) != 2 or node.kwargs or not (shape[1] == -1 or (isinstance(shape[1], int) and shape[1] >= 1)):
+                raise self.refuse(node, ": only to N x features (a flatten: x.view(x.size(0), -1))")
+            self.g.flatten(node.name, self.tensor(node, node.args[0]), self.where(node))
+        elif name in ("add", "add_"):
+            self._add(node)
+        else:
+            raise self.refuse(node)
+
+    def _flatten(self, node, start, end) -> None:
+        if (start, end) != (1, -1):
+            raise self.refuse(node, f" with start_dim={start}, end_dim={end}: only from dimension 1 to the end")
+        self.g.flatten(node.name, self.only(node, "start_dim", "end_dim"), self.where(node))
+
+    def _cat(self, node) -> None:
+        tensors = node.args[0] if node.args else node.kwargs.get("tensors")
+        dim = self.arg(node, 1, "dim", node.kwargs.get("axis", 0))
+        if not isinstance(tensors, (list, tuple)) or not tensors:
+            raise self.refuse(node, " (not of a list of tensors)")
+        keys = [self.tensor(node, t) for t in tensors]
+        ranks = {self.rank.get(k) for k in keys}
+        features = ranks == {2} or (ranks == {None} and not any(k in self.spatial for k in keys))
+        if dim != 1 and not (dim == -1 and features):
+            raise self.refuse(node, f" along dim={dim!r}: only along channels (dim=1, or dim=-1 of N x features)")
+        self.g.concat(node.name, keys, self.where(node))
+        if any(k in self.spatial for k in keys):
+            self.spatial.add(node.name)
+
+    def _add(self, node) -> None:
+        if len(node.args) != 2 or set(node.kwargs) - {"alpha"} or node.kwargs.get("alpha", 1) != 1:
+            raise self.refuse(node, " (only a + b of two tensors)")
+        a, b = node.args
+        consts = [v for v in (a, b) if isinstance(v, self.torch.fx.Node) and v.name in self.params]
+        if consts:
+            param = self.params[consts[0].name]
+            other = b if a is consts[0] else a
+            if param is None or not isinstance(other, self.torch.fx.Node):
+                raise self.refuse(node, " (only a trainable parameter of one value per channel can be added)")
+            shape = list(param.shape)
+            while len(shape) > 1 and shape[0] == 1:  # leading ones broadcast over the batch
+                shape.pop(0)
+            # on N x C x ... one value per channel is C x 1 x ...; on N x features it is (C,)
+            per_channel = all(d == 1 for d in shape[1:]) and (len(shape) > 1) == (other.name in self.spatial)
+            if not per_channel and other.name in self.spatial and len(shape) == 1:
+                raise self.refuse(node, f" (a parameter of shape {tuple(param.shape)} adds along the last axis of"
+                                        " N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)")
+            self.g.add_bias(node.name, self.tensor(node, other), self.where(node), int(param.numel()), per_channel)
+            self._inherit(node.name, other.name)
+            return
+        if not all(isinstance(v, self.torch.fx.Node) for v in (a, b)):
+            raise self.refuse(node, " (adds a constant: only a + b of two computed tensors or a per-channel parameter)")
+        ka, kb = self.tensor(node, a), self.tensor(node, b)
+        self.g.add(node.name, ka, kb, self.where(node))
+        if ka in self.spatial or kb in self.spatial:
+            self.spatial.add(node.name)
+
+
+def general_spec_from_module(module, source: str = "<model>", name: str = "",
+                             input_shape: tuple[int, ...] | None = None) -> dict:
+    """The general (channel-level) spec of an nn.Module; ``input_shape`` (N, C, ...) gives the
+    input's channels and lets shapes be checked (ranks of what nn.Linear and torch.cat read)."""
+    return _Reader(module, source, name, input_shape).run()
