@@ -54,13 +54,14 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
         if taps == 1:
             continue
         a, b = pair
-        n = widths[a] * widths[b]
-        owner_block = np.full(n, -1, dtype=np.int64)
-        owner_row = np.full(n, -1, dtype=np.int64)
+        owner_block = np.full(widths[a] * widths[b], -1, dtype=np.int64)
+        owner_row = np.full(widths[a] * widths[b], -1, dtype=np.int64)
+        hop_at = {}  # block -> position of the pair's hop in its paths
         for k, block in enumerate(basis):
-            if pair not in zip(block.layers, block.layers[1:]) or len(block) == 0:
+            hops = list(zip(block.layers, block.layers[1:]))
+            if pair not in hops or len(block) == 0:
                 continue
-            h = list(zip(block.layers, block.layers[1:])).index(pair)
+            h = hop_at[k] = hops.index(pair)
             local = block.nodes[:, h].astype(np.int64) * widths[b] + block.nodes[:, h + 1]
             weights, first_row = np.unique(local, return_index=True)
             new = owner_block[weights] < 0
@@ -71,11 +72,9 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
         for k in np.unique(owner_block):
             rows = owner_row[owner_block == k]
             template = core_block(setting, basis[int(k)].take(rows))
-            h = [setting.pair_connection[pair] == c for c in template.hops].index(True)
-            reps = taps - 1
-            nodes = np.repeat(template.nodes, reps, axis=0)
+            nodes = np.repeat(template.nodes, taps - 1, axis=0)  # each template once per tap 1 .. taps-1
             tap_cols = np.zeros((len(nodes), len(template.hops)), dtype=np.int32)
-            tap_cols[:, h] = np.tile(np.arange(1, taps, dtype=np.int32), len(rows))
+            tap_cols[:, hop_at[int(k)]] = np.tile(np.arange(1, taps, dtype=np.int32), len(rows))
             out.append(GeneralBlock(template.layers, template.hops, nodes, tap_cols))
     return out
 
