@@ -17,16 +17,21 @@ import time
 from dataclasses import dataclass
 
 from .deah.step1_substructures import TooManySubstructures
+from .errors import BadInput
+from .general.model import GeneralNetwork
+from .general.solve import GeneralResult, solve_general
 from .guards import ResourceLimit
 from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store
+from .store.general_artifacts import write_general_paths
+from .store.general_networks import ingest_general_network
 from .store.relations import StoreRelations, persist_substructures
 from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
 
-__all__ = ["execute_run", "RunOutcome", "KILL_ENV", "KILL_POINTS"]
+__all__ = ["execute_run", "execute_general_run", "RunOutcome", "KILL_ENV", "KILL_POINTS", "GENERAL_ENGINES"]
 
 KILL_ENV = "BASISPATH_KILL_AT"
 
@@ -162,3 +167,77 @@ def execute_run(
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return RunOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)
+
+
+#: Engines that solve a general network (``general.solve``); its result's blocks are stored the
+#: same way whatever the engine (``store/general_artifacts.py``).
+GENERAL_ENGINES = ("skeleton",)
+
+
+def solve_general_with(network: GeneralNetwork, engine: str) -> GeneralResult:
+    """The general network solved by ``engine`` (BadInput for an engine that does not read it)."""
+    if engine not in GENERAL_ENGINES:
+        raise BadInput(
+            f"engine {engine} reads layered specs (widths, skips) only so far; a general network is solved with "
+            f"--engine {' or '.join(GENERAL_ENGINES)}"
+        )
+    return solve_general(network)
+
+
+@dataclass
+class GeneralOutcome:
+    run_id: str
+    result: GeneralResult
+    timings: dict[str, float]
+    resumed_rows: int = 0
+
+
+def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "skeleton", resume: str | None = None,
+                        progress=None) -> GeneralOutcome:
+    """Solve a general network and persist the run: its Network (layers, connections), a Run and
+    the kept paths (``KEPT``). The run is 'complete' only once every path is written; ``resume``
+    redoes a killed run by id, keeping the rows it committed (the solve is deterministic)."""
+    timings: dict[str, float] = {}
+    committed: Committed | None = None
+    key = ingest_general_network(store, network)
+    if resume:
+        run_id = resume
+        t0 = time.perf_counter()
+        committed = Committed.read(store, run_id)
+        timings["resume"] = time.perf_counter() - t0
+        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+    else:
+        run_id = new_run_id()
+    if progress is not None:
+        progress.stage(f"solve ({engine})")
+    result = solve_general_with(network, engine)  # refused before the run exists: no trace
+    if not resume:
+        store.run("create_run", id=run_id, key=key, engine=result.engine, seed=0, started=now(), m=network.m, H=network.H, pid=os.getpid())
+    _kill_point("solved")
+    current = {"stage": "", "batches": 0}
+
+    def on_write_stage(name: str) -> None:
+        _kill_point(name)
+        current.update(stage=name, batches=0)
+        if progress:
+            progress.stage(name)
+
+    def on_batch(rows: int) -> None:
+        if progress:
+            progress.advance(rows)
+        current["batches"] += 1
+        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+
+    t0 = time.perf_counter()
+    write_general_paths(store, run_id, network, result.blocks, on_write_stage, on_batch, committed)
+    if committed is not None:
+        committed.check_used()
+    timings["persist"] = time.perf_counter() - t0
+    all_timings = {**result.timings, **timings}
+    _kill_point("complete")
+    store.run(
+        "complete_run", id=run_id, finished=now(), basis_size=result.basis_size, certified=result.certified,
+        raw_certified=result.certified, raw_size=result.basis_size, repairs=0, repairs_needed=0, discarded=0,
+        timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
+    )
+    return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)
