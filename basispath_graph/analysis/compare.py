@@ -19,9 +19,10 @@ from ..network import Network
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
+from ..store.general_networks import general_network_key, load_general_network
 from ..store.runs import network_key, stored_plan
 
-__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
+__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "column_from_general", "general_values", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
@@ -117,6 +118,8 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     if not rows:
         return None
     r = rows[0]
+    if r["kind"] == "general":
+        return _general_column(store, r, label)
     values = {
         "engine": r["engine"],
         "m": r["m"],
@@ -142,15 +145,27 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 
 
-def column_from_general(label: str, result) -> Column:
-    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict."""
-    net = result.network
+def general_values(net, engine: str, basis_size, certified) -> dict:
+    """The column values of a general network: sizes, its layers and connections by kind, the verdict."""
     kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
-    values = {
-        "engine": "skeleton", "m": net.m, "H": net.H, "basis_size": result.basis_size, "certified": result.certified,
+    return {
+        "engine": engine, "m": net.m, "H": net.H, "basis_size": basis_size, "certified": certified,
         "layers": len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()},
     }
+
+
+def column_from_general(label: str, result) -> Column:
+    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict."""
+    values = general_values(result.network, result.engine, result.basis_size, result.certified)
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
+
+
+def _general_column(store: Store, r: dict, label: str | None) -> Column:
+    """A stored general run (``compare_run`` row): its network rebuilt from the store."""
+    net = load_general_network(store, r["key"], r["name"] or "")
+    values = {**general_values(net, r["engine"], r["basis_size"], r["certified"]), "status": r["status"]}
+    timings = json.loads(r["timings"]) if r["timings"] else {}
+    return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, timings)
 
 
 def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
@@ -163,7 +178,13 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
 
         if engine != "skeleton":
             raise BadInput(f"{path}: a general network is compared with --engine skeleton (the only engine that reads it so far)")
-        return column_from_general(column_label(network.name or path.stem, "skeleton"), solve_general(network))
+        label = column_label(network.name or path.stem, "skeleton")
+        if store is not None:
+            found = store.run("find_complete_run", key=general_network_key(network), engine=engine, seed=seed)
+            col = column_from_run(store, found[0]["id"], label) if found else None
+            if col is not None:
+                return col
+        return column_from_general(label, solve_general(network))
     label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)
