@@ -12,32 +12,38 @@ from collections.abc import Mapping
 from .analysis.compare import Comparison, column_from_result, column_label
 from .analysis.coordinates import coordinates as _coordinates
 from .errors import BadInput
-from .export import basis_paths_of, read_basis_file
+from .export import basis_paths_of, read_basis_file, read_json_file
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
 from .solver import SolveResult
 from .spec import DEFAULT_MAX_WEIGHTS, parse_spec
-from .spec import load_spec as _load_spec_file
+from .spec import load_any_spec, resolve_max_weights
+from .analysis.general_coordinates import block_general_paths
+from .general.model import GeneralNetwork, is_general_spec, parse_general
+from .general.paths import certify_general, general_basis_of
+from .general.solve import GeneralResult
 from .verify import Verdict
 from .verify import certify as _certify_blocks
 
 __all__ = ["load_spec", "preset", "preset_families", "certify", "compare", "express"]
 
 
-def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
+def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network | GeneralNetwork:
     """Read a network spec from a file (JSON or YAML) or from a mapping.
 
     Parameters
     ----------
     source : str, os.PathLike or mapping
-        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``.
+        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``,
+        or a general spec ``{"name": ..., "layers": [...], "connections": [...]}``
+        (docs/general-networks.md), read as a ``GeneralNetwork`` (``GraphStore.run`` stores it).
     max_weights : int or None
         Refuse networks with more weights (default 50,000,000; None reads
         ``$BASISPATH_MAX_WEIGHTS``).
 
     Returns
     -------
-    Network
+    Network, or GeneralNetwork for a general spec
 
     Raises
     ------
@@ -54,10 +60,14 @@ def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Netwo
     Traceback (most recent call last):
     ...
     basispath_graph.spec.SpecError: <spec>: widths[1] must be an integer >= 1, got 0
+    >>> load_spec({"layers": [{"name": "x", "size": 2}, {"name": "y", "size": 2}], "connections": [{"from": "x", "to": "y"}]})
+    GeneralNetwork('', 2 layers, 1 connections, m=4, H=0)
     """
     if isinstance(source, Mapping):
+        if is_general_spec(source) and "widths" not in source:
+            return parse_general(source, "<spec>", resolve_max_weights(max_weights))
         return parse_spec(source, "<spec>", max_weights)
-    return _load_spec_file(source, max_weights=max_weights)
+    return load_any_spec(source, max_weights=max_weights)
 
 
 def preset(
@@ -134,10 +144,11 @@ def certify(network: Network, basis) -> Verdict:
 
     Parameters
     ----------
-    network : Network
+    network : Network or GeneralNetwork
     basis : SolveResult, StoredRun, export document, file path, or list of paths
         A path is a sequence of (layer, index) pairs from layer 0 to layer L. A file is an
-        export of ``solve --export`` or a bare JSON list of paths.
+        export of ``solve --export`` or a bare JSON list of paths. For a GeneralNetwork: a
+        GeneralResult, a StoredRun of it, an export, or general paths (JSON form or tuples).
 
     Returns
     -------
@@ -163,9 +174,25 @@ def certify(network: Network, basis) -> Verdict:
     >>> certify(net, [[(0, 0), (1, 0), (2, 0)]]).defect
     'size 1 != m - H = 2'
     """
+    if isinstance(network, GeneralNetwork):
+        return certify_general(network, _general_paths(network, basis))
     if not isinstance(network, Network):
         raise BadInput(f"certify needs a Network, got {type(network).__name__}")
     return _certify_blocks(network, _basis_blocks(basis))
+
+
+def _general_paths(network: GeneralNetwork, basis) -> list:
+    """General paths of any form a basis of a general network comes in: a GeneralResult, a
+    StoredRun, an export document or file, or a list of paths (JSON form or tuples)."""
+    if isinstance(basis, GeneralResult):
+        return [p for b in basis.blocks for p in block_general_paths(network, b)]
+    if hasattr(basis, "basis_paths"):  # a StoredRun
+        return list(basis.basis_paths)
+    if isinstance(basis, (str, os.PathLike)):
+        basis = read_json_file(basis)
+    if isinstance(basis, (list, tuple)) and basis and all(isinstance(p, tuple) for p in basis):
+        return list(basis)
+    return general_basis_of(network, basis, "basis")
 
 
 def express(network: Network, basis, path) -> dict:

@@ -20,7 +20,7 @@ from ..linalg.checks import combination_equals
 from ..verify.express import Expresser, InvalidPathError
 
 __all__ = ["GeneralExpresser", "general_coordinates", "general_path_weights", "check_general_certificate", "general_path_json",
-           "blocks_from_stored", "weight_text"]
+           "blocks_from_stored", "block_general_paths", "stored_general_path", "weight_text"]
 
 
 def general_path_weights(net: GeneralNetwork, path: GeneralPath) -> Counter:
@@ -45,6 +45,14 @@ def general_path_json(net: GeneralNetwork, path: GeneralPath) -> dict:
     """The JSON form ``{"nodes": [[name, index], ...], "taps": [...]}`` (null on identity hops)."""
     nodes, taps = path
     return {"nodes": [[net.layers[l].name, int(i)] for l, i in nodes], "taps": [None if t is None else int(t) for t in taps]}
+
+
+def stored_general_path(net: GeneralNetwork, row: dict) -> GeneralPath:
+    """A stored path (``layers``: positions, ``nodes``: global neuron ids, ``taps``: -1 on an
+    identity hop) as a GeneralPath."""
+    offsets = net.neuron_offset
+    nodes = tuple((int(l), int(g) - int(offsets[int(l)])) for l, g in zip(row["layers"], row["nodes"]))
+    return nodes, tuple(None if int(t) < 0 else int(t) for t in row["taps"])
 
 
 def weight_text(net: GeneralNetwork, w: int) -> str:
@@ -115,6 +123,15 @@ def blocks_from_stored(net: GeneralNetwork, rows: list[dict]) -> list[GeneralBlo
         run.append(row)
     flush()
     return blocks
+
+
+def block_general_paths(net: GeneralNetwork, block: GeneralBlock) -> list[GeneralPath]:
+    """Every path of ``block`` as a GeneralPath (``((layer, index), ...), taps``, None on identity hops)."""
+    trainable = [net.connections[k].trainable for k in block.hops]
+    return [
+        (tuple(zip(block.layers, row)), tuple(t if tr else None for t, tr in zip(trow, trainable)))
+        for row, trow in zip(block.nodes.tolist(), block.taps.tolist())
+    ]
 
 
 def block_path(net: GeneralNetwork, blocks: list[GeneralBlock], index: int) -> GeneralPath:

@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 
 from ..errors import BadInput
+from ..export import read_json_file
 from ..general.model import GeneralNetwork
 from ..general.paths import GeneralPath, format_general_path, path_problem, read_general_path
 from ..store import Store
 from ..verify import ExpressError
-from .general_coordinates import blocks_from_stored, general_coordinates, general_path_json
+from .general_coordinates import blocks_from_stored, general_coordinates, general_path_json, stored_general_path
 
 __all__ = ["read_general_path_argument", "explain_general"]
 
@@ -27,19 +28,19 @@ def read_general_path_argument(net: GeneralNetwork, text: str, error=BadInput) -
     or not a path of the network."""
     raw = text.strip()
     source = "path"
-    if not raw.startswith("{"):
-        file = Path(raw)
-        if not file.is_file():
-            raise error(f"cannot read path {text!r}: {_FORMS}")
+    if raw.startswith("{"):
         try:
-            raw = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise error(f"cannot read path file {text}: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}") from None
-        source = text
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise error(f"cannot read path {source if source != 'path' else repr(text)}: not JSON; {_FORMS}") from None
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise error(f"cannot read path {text!r}: not JSON; {_FORMS}") from None
+    elif Path(raw).is_file():
+        source = raw
+        try:
+            data = read_json_file(raw)
+        except BadInput as exc:
+            raise error(str(exc)) from None
+    else:
+        raise error(f"cannot read path {text!r}: {_FORMS}")
     try:
         path = read_general_path(net, data, source)
     except BadInput as exc:
@@ -48,12 +49,6 @@ def read_general_path_argument(net: GeneralNetwork, text: str, error=BadInput) -
     if problem:
         raise error(f"{format_general_path(net, path) if path[0] else source} is not a path of network {net.name or '(unnamed)'}: {problem}")
     return path
-
-
-def _stored(net: GeneralNetwork, row: dict) -> GeneralPath:
-    offsets = net.neuron_offset
-    nodes = tuple((int(l), int(g) - int(offsets[int(l)])) for l, g in zip(row["layers"], row["nodes"]))
-    return nodes, tuple(None if int(t) < 0 else int(t) for t in row["taps"])
 
 
 def explain_general(store: Store, run_id: str, status: str, net: GeneralNetwork, path: str, error=BadInput) -> dict:
@@ -69,7 +64,7 @@ def explain_general(store: Store, run_id: str, status: str, net: GeneralNetwork,
     if not rows and pid >= 0:
         raise error(f"path id {pid} is not a path of run {run_id}")
     if rows:
-        target = _stored(net, rows[0])
+        target = stored_general_path(net, rows[0])
         text = format_general_path(net, target)
     else:
         target = read_general_path_argument(net, path, error)
