@@ -269,3 +269,30 @@ def test_resnet20_stores_its_basis_in_seconds(tmp_path):
     assert (summary["m"] - summary["H"], summary["basis_size"], summary["certified"]) == (271242, 271242, True)
     assert summary["timings"]["persist"] < 60  # measured 5.6 s on 2 cores
     assert _query(store, "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n", run=summary["run_id"]) == [{"n": 271242}]
+
+
+def test_both_backends_store_the_same_general_graph_and_answer_alike(neo4j_server, tmp_path):
+    """The same general run on LadybugDB and Neo4j: identical canonical dumps (network, layers,
+    connections, run, paths) and identical why / compare / show answers."""
+    from .reliability.graph_dump import VOLATILE_RUN_PROPERTIES, canonical_dump
+
+    neo4j_server.wipe()
+    uris = {"ladybug": str(tmp_path / "store"), "neo4j": neo4j_server.uri}
+    run_ids = {b: _run(uri)["run_id"] for b, uri in uris.items()}
+    answers = {}
+    for backend, uri in uris.items():
+        rid = run_ids[backend]
+        with open_store(uri) as s:
+            dump = canonical_dump(s, {rid: "<run>"})
+        outs = [cli(*argv, "--store", uri, check=0).stdout.replace(rid, "<run>") for argv in (
+            ["why", rid, json.dumps(OFF_BASIS), "--json"], ["why", rid, "5", "--json"], ["show", rid, "--format", "dot"])]
+        (col,) = json.loads(cli("compare", rid, "--json", "--store", uri, check=0).stdout.replace(rid, "<run>"))
+        col.pop("timings")
+        runs = [{k: v for k, v in r.items() if k not in VOLATILE_RUN_PROPERTIES}
+                for r in json.loads(cli("runs", "--json", "--store", uri, check=0).stdout.replace(rid, "<run>"))]
+        answers[backend] = (dump, outs, col, runs)
+    lady, neo = answers["ladybug"], answers["neo4j"]
+    assert lady[0][0] and lady[0][1]
+    assert lady[0][0] == neo[0][0], "nodes differ between LadybugDB and Neo4j"
+    assert lady[0][1] == neo[0][1], "relationships differ between LadybugDB and Neo4j"
+    assert lady[1:] == neo[1:]
