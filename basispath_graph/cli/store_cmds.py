@@ -17,8 +17,8 @@ from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySu
 from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_any_spec
+from ..errors import BadInput
 from ..general.model import GeneralNetwork
-from ..general.skeleton import UnsupportedIdentity
 from ..general.solve import general_summary
 from ..pipeline import GENERAL_ENGINES, execute_general_run, execute_run
 from ..store import StoreError
@@ -52,7 +52,7 @@ def _run_general(s, what: str, network, engine: str, resume: Optional[str], quie
     try:
         with StageProgress(not quiet) as progress:
             outcome = execute_general_run(s, network, engine, resume=resume, progress=progress)
-    except UnsupportedIdentity as exc:
+    except BadInput as exc:  # UnsupportedIdentity, or an engine that does not read general networks (--resume)
         raise fail(f"{what}: {exc}") from None
     summary = {"run_id": outcome.run_id, "kind": "general", **general_summary(outcome.result)}
     summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
