@@ -14,7 +14,9 @@ store runs, query the graph, compare architectures.
 
 __version__ = "0.1.0"
 
-from .api import certify, compare, express, load_spec, preset, preset_families
+from .api import certify, compare, express, load_general, load_spec, preset, preset_families
+from .general.model import GeneralNetwork
+from .general.solve import GeneralResult, solve_general
 from .errors import BadInput, BasispathError, LimitExceeded, NotCertified, StoreError, StoreLocked, StoreUnavailable
 from .graph_store import GraphStore, StoredRun, open_store
 from .network import InvalidNetwork, Network
@@ -25,6 +27,8 @@ __all__ = [
     "__version__",
     # networks
     "Network", "load_spec", "preset", "preset_families",
+    # general networks (channels, kernel taps, biases, identity shortcuts)
+    "GeneralNetwork", "load_general", "solve_general", "GeneralResult",
     # solving and checking
     "solve", "SolveResult", "ENGINES", "DEFAULT_ENGINE", "certify", "Verdict", "compare", "express",
     # stored runs

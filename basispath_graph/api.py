@@ -16,34 +16,32 @@ from .export import basis_paths_of, read_basis_file, read_json_file
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
 from .solver import SolveResult
-from .spec import DEFAULT_MAX_WEIGHTS, parse_spec
-from .spec import load_any_spec, resolve_max_weights
 from .analysis.general_coordinates import block_general_paths
-from .general.model import GeneralNetwork, is_general_spec, parse_general
+from .general.model import GeneralNetwork, from_layered, is_general_spec, parse_general
 from .general.paths import certify_general, general_basis_of
 from .general.solve import GeneralResult
+from .spec import DEFAULT_MAX_WEIGHTS, load_any_spec, parse_spec, resolve_max_weights
+from .spec import load_spec as _load_spec_file
 from .verify import Verdict
 from .verify import certify as _certify_blocks
 
-__all__ = ["load_spec", "preset", "preset_families", "certify", "compare", "express"]
+__all__ = ["load_spec", "load_general", "preset", "preset_families", "certify", "compare", "express"]
 
 
-def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network | GeneralNetwork:
+def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
     """Read a network spec from a file (JSON or YAML) or from a mapping.
 
     Parameters
     ----------
     source : str, os.PathLike or mapping
-        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``,
-        or a general spec ``{"name": ..., "layers": [...], "connections": [...]}``
-        (docs/general-networks.md), read as a ``GeneralNetwork`` (``GraphStore.run`` stores it).
+        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``.
     max_weights : int or None
         Refuse networks with more weights (default 50,000,000; None reads
         ``$BASISPATH_MAX_WEIGHTS``).
 
     Returns
     -------
-    Network, or GeneralNetwork for a general spec
+    Network
 
     Raises
     ------
@@ -60,14 +58,49 @@ def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Netwo
     Traceback (most recent call last):
     ...
     basispath_graph.spec.SpecError: <spec>: widths[1] must be an integer >= 1, got 0
-    >>> load_spec({"layers": [{"name": "x", "size": 2}, {"name": "y", "size": 2}], "connections": [{"from": "x", "to": "y"}]})
-    GeneralNetwork('', 2 layers, 1 connections, m=4, H=0)
     """
     if isinstance(source, Mapping):
-        if is_general_spec(source) and "widths" not in source:
-            return parse_general(source, "<spec>", resolve_max_weights(max_weights))
         return parse_spec(source, "<spec>", max_weights)
-    return load_any_spec(source, max_weights=max_weights)
+    return _load_spec_file(source, max_weights=max_weights)
+
+
+def load_general(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> GeneralNetwork:
+    """Read any spec as a general network (docs/general-networks.md): a general spec (layers,
+    connections) from a file or a mapping, or a layered one (widths, skips) as its general form.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or mapping
+        A spec file (JSON or YAML) or the spec itself.
+    max_weights : int or None
+        Refuse networks with more weights (default 50,000,000; None reads ``$BASISPATH_MAX_WEIGHTS``).
+
+    Returns
+    -------
+    GeneralNetwork
+        ``m``, ``H``, ``basis_size``, ``layers``, ``connections``; solve it with ``solve_general``.
+
+    Raises
+    ------
+    SpecError
+        (a :class:`~basispath_graph.errors.BadInput`) the one-line message ``basispath`` prints.
+
+    Examples
+    --------
+    >>> net = load_general({"layers": [{"name": "bias", "size": 1}, {"name": "x", "size": 3}, {"name": "y", "size": 2}],
+    ...                     "connections": [{"from": "x", "to": "y", "taps": 9}, {"from": "bias", "to": "y"}]})
+    >>> net.m, net.H, net.basis_size
+    (56, 0, 56)
+    >>> load_general({"widths": [2, 3, 2]}).m
+    12
+    """
+    if isinstance(source, Mapping):
+        limit = resolve_max_weights(max_weights)
+        if is_general_spec(source) and "widths" not in source:
+            return parse_general(source, "<spec>", limit)
+        return from_layered(parse_spec(source, "<spec>", limit))
+    network = load_any_spec(source, max_weights)
+    return network if isinstance(network, GeneralNetwork) else from_layered(network)
 
 
 def preset(

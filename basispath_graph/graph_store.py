@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import block_general_paths, stored_general_path
 from .analysis.why import explain
-from .errors import BadInput, StoreError
+from .errors import StoreError
 from .general.model import GeneralNetwork
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
@@ -89,9 +89,9 @@ class GraphStore:
         """Solve ``network`` and store the run with every artifact (``basispath run``).
 
         ``engine`` defaults to deah-complete, and to skeleton for a general network (layers,
-        connections: ``load_spec`` of a general spec), whose run stores its layers,
-        connections and kept paths. ``solve_options`` are :func:`~basispath_graph.solver.solve`'s
-        (``memory_limit``, ``time_limit``, ``on_stage``, ...; layered networks only). The run
+        connections: ``load_general``), whose run stores its layers, connections and kept paths.
+        ``solve_options`` are :func:`~basispath_graph.solver.solve`'s (``memory_limit``,
+        ``time_limit``, ``on_stage``, ...; ``solve_general``'s for a general network). The run
         becomes 'complete' only once everything is written; an error leaves no complete run behind.
 
         Returns
@@ -101,12 +101,10 @@ class GraphStore:
             ``basis_paths`` are general paths: ``(((layer, index), ...), taps)``).
         """
         if isinstance(network, GeneralNetwork):
-            if solve_options:
-                raise BadInput(f"a general network takes no solve options, got {', '.join(sorted(solve_options))}")
-            general = execute_general_run(self._store, network, engine or "skeleton")
+            general = execute_general_run(self._store, network, engine or "skeleton", seed, **solve_options)
             result = general.result
             basis = [p for b in result.blocks for p in block_general_paths(network, b)]
-            return StoredRun(general.run_id, network, result.engine, 0, "complete", result.certified, basis, [], result)
+            return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, [], result)
         engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)
         result = outcome.result

@@ -51,6 +51,13 @@ MEMORY = {
     "deah-complete": CostModel(123e6, 0, 320, 0.66),
     "deah": CostModel(57.5e6, 0, 1151, 0.74),
 }
+# A DEAH engine on a general network (general.deah_solve): the layered run on the tap-0 core has
+# its own estimate (above, checked inside it); the whole is dominated by the union of m paths.
+# Fitted to two measured peaks of deah-complete on 2 cores (2026-11-23): resnet20 (m 271,690)
+# 0.39 GB, resnet18 (m 11,684,712) 12.74 GB; lowest 0.9: no more than two points support it.
+# The skeleton on a general network uses MEMORY["skeleton"] (resnet18: 6.17 GB estimated,
+# 6.40 GB measured, bench/results-resnet18.md).
+MEMORY["general deah"] = CostModel(97e6, 1082, 0, 0.9)
 SECONDS = {
     "skeleton": CostModel(0.013, 1.27e-6, 0, 0.72),
     "deah-complete": CostModel(0.257, 0, 2.01e-6, 0.57),

@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 
 from .deah.step1_substructures import TooManySubstructures
-from .errors import BadInput
 from .general.model import GeneralNetwork
 from .general.solve import GeneralResult, solve_general
 from .guards import ResourceLimit
@@ -31,7 +30,7 @@ from .store.relations import StoreRelations, persist_substructures
 from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
 
-__all__ = ["execute_run", "execute_general_run", "RunOutcome", "KILL_ENV", "KILL_POINTS", "GENERAL_ENGINES"]
+__all__ = ["execute_run", "execute_general_run", "RunOutcome", "GeneralOutcome", "KILL_ENV", "KILL_POINTS"]
 
 KILL_ENV = "BASISPATH_KILL_AT"
 
@@ -169,21 +168,6 @@ def execute_run(
     return RunOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)
 
 
-#: Engines that solve a general network (``general.solve``); its result's blocks are stored the
-#: same way whatever the engine (``store/general_artifacts.py``).
-GENERAL_ENGINES = ("skeleton",)
-
-
-def solve_general_with(network: GeneralNetwork, engine: str) -> GeneralResult:
-    """The general network solved by ``engine`` (BadInput for an engine that does not read it)."""
-    if engine not in GENERAL_ENGINES:
-        raise BadInput(
-            f"engine {engine} reads layered specs (widths, skips) only so far; a general network is solved with "
-            f"--engine {' or '.join(GENERAL_ENGINES)}"
-        )
-    return solve_general(network)
-
-
 @dataclass
 class GeneralOutcome:
     run_id: str
@@ -192,13 +176,18 @@ class GeneralOutcome:
     resumed_rows: int = 0
 
 
-def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "skeleton", resume: str | None = None,
-                        progress=None) -> GeneralOutcome:
-    """Solve a general network and persist the run: its Network (layers, connections), a Run and
-    the kept paths (``KEPT``). The run is 'complete' only once every path is written; ``resume``
-    redoes a killed run by id, keeping the rows it committed (the solve is deterministic)."""
+def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "skeleton", seed: int = 0, resume: str | None = None,
+                        progress=None, **solve_options) -> GeneralOutcome:
+    """Solve a general network (``general.solve.solve_general``: skeleton, or a DEAH engine where
+    it reads the network) and persist the run: its Network (layers, connections), a Run and the
+    kept paths (``KEPT``), the same way whatever the engine. The run is 'complete' only once
+    every path is written; ``resume`` redoes a killed run by id, keeping the rows it committed
+    (the solve is deterministic). ``solve_options``: ``memory_limit``, ``time_limit``."""
     timings: dict[str, float] = {}
     committed: Committed | None = None
+    if progress is not None:
+        progress.stage(f"solve ({engine})")
+    result = solve_general(network, engine, seed, **solve_options)  # a refusal leaves no trace in the store
     key = ingest_general_network(store, network)
     if resume:
         run_id = resume
@@ -208,11 +197,7 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
     else:
         run_id = new_run_id()
-    if progress is not None:
-        progress.stage(f"solve ({engine})")
-    result = solve_general_with(network, engine)  # refused before the run exists: no trace
-    if not resume:
-        store.run("create_run", id=run_id, key=key, engine=result.engine, seed=0, started=now(), m=network.m, H=network.H, pid=os.getpid())
+        store.run("create_run", id=run_id, key=key, engine=result.engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
     _kill_point("solved")
     current = {"stage": "", "batches": 0}
 
@@ -235,9 +220,11 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     timings["persist"] = time.perf_counter() - t0
     all_timings = {**result.timings, **timings}
     _kill_point("complete")
+    core = result.core  # DEAH engines: the layered run on the core (its discards are not stored)
     store.run(
         "complete_run", id=run_id, finished=now(), basis_size=result.basis_size, certified=result.certified,
-        raw_certified=result.certified, raw_size=result.basis_size, repairs=0, repairs_needed=0, discarded=0,
+        raw_certified=result.certified, raw_size=result.basis_size, repairs=len(core.repairs) if core is not None else 0,
+        repairs_needed=core.repairs_needed if core is not None else 0, discarded=0,
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

@@ -140,6 +140,12 @@ def server_text(rec: dict) -> str:
     return text
 
 
+def _general_parts(parts: dict) -> str:
+    """A general network's basis by part (docs/general-networks.md): the figures above are the core's."""
+    return (f" (general network: core {fn(parts['core'])}, tap lift {fn(parts['tap_lift'])}, extra layers"
+            f" {fn(parts['extra'])}, identity forest {fn(parts['identity'])} paths; the figures before are the tap-0 core's)")
+
+
 def details(rec: dict) -> str:
     r, st = rec["result"] or {}, rec["status"]
     if st == "skipped":
@@ -184,6 +190,7 @@ def details(rec: dict) -> str:
             f"{r['substructures_selected']} substructures (Step 3 rules: {rules}); union {raw};"
             f" {fn(r['repairs_needed'])} repairs needed; {fn(r['discarded'])} discarded paths ({steps}), {certs};"
             f" final basis {fn(r['basis_size'])} " + ("certified" if r["certified"] else "NOT certified")
+            + (_general_parts(r["parts"]) if "parts" in r else "")
         )
     if kind == "step1":
         mat = r["ps_materialised"]

@@ -199,10 +199,10 @@ def test_ingest_stores_general_and_layered_specs(store_uri):
 
 
 def test_python_api_runs_loads_and_certifies_a_general_network(store_uri):
-    from basispath_graph import certify, load_spec
+    from basispath_graph import certify, load_general
     from basispath_graph import open_store as api_open_store
 
-    net = load_spec(str(BLOCK))
+    net = load_general(str(BLOCK))
     with api_open_store(str(store_uri)) as store:
         run = store.run(net)
         back = store.load(run.id)
@@ -215,12 +215,30 @@ def test_python_api_runs_loads_and_certifies_a_general_network(store_uri):
     assert table["|B|"] == [M - H] and table["identity shortcuts"] == [1]
 
 
-def test_other_engines_are_refused_before_the_store_is_touched(tmp_path):
-    store = tmp_path / "store"
-    r = cli("run", str(BLOCK), "--store", str(store), "--engine", "deah")
-    assert (r.returncode, r.stderr.strip()) == (
-        2, f"error: {BLOCK}: engine deah reads layered specs (widths, skips) only so far; a general network is run with --engine skeleton")
-    assert not store.exists()
+def test_a_deah_engine_run_is_stored_the_same_way(store_uri):
+    store = str(store_uri)
+    summary = _run(store, "--engine", "deah-complete")
+    assert (summary["engine"], summary["basis_size"], summary["certified"]) == ("deah-complete", M - H, True)
+    with open_store(store) as s:
+        net = _stored_net(s, summary["run_id"])
+        kept = [_path_from_row(net, r) for r in s.run("general_kept_paths", run=summary["run_id"])]
+    assert certify_general(load_any_spec(BLOCK), kept).certified
+    (row,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert (row["engine"], row["kind"], row["basis_size"]) == ("deah-complete", "general", M - H)
+
+
+def test_a_network_the_engine_does_not_read_is_refused_leaving_no_trace(store_uri, tmp_path):
+    store = str(store_uri)
+    spec = json.loads(BLOCK.read_text())
+    spec["connections"][1] = {"from": "stem", "to": "conv1", "kind": "diagonal"}  # a kept BatchNorm in the core
+    path = tmp_path / "diagonal.json"
+    path.write_text(json.dumps(spec))
+    r = cli("run", str(path), "--store", store, "--engine", "deah-complete", check=2)
+    assert r.stdout == "" and r.stderr == (
+        f"error: {path}: engine deah-complete reads dense connections between the layers of the network's core only; "
+        "stem -> conv1 is diagonal; solve it with --engine skeleton\n")
+    assert json.loads(cli("runs", "--store", store, "--json", check=0).stdout) == []
+    assert _query(store, "MATCH (n:Network) RETURN count(n) AS n") == [{"n": 0}]
 
 
 def test_killed_general_run_resumes_keeping_what_it_committed(tmp_path):

@@ -221,20 +221,3 @@ def test_operations_that_are_not_channel_mixing_are_refused(tmp_path, nodes, ini
     path = _save(tmp_path / "m.onnx", stem + nodes, [_w("w1", 4, 3, 1, 1), *inits], [_vi("x", [1, 3, 4, 4])], [_vi("out", None)])
     r = cli("spec", "from-onnx", str(path), check=2)
     assert r.stderr == f"error: {message}\n"
-
-
-def test_skeleton_refuses_rather_than_returning_a_dependent_set():
-    """Two through-paths that differ only in identity hops are one vector: the skeleton counts
-    vectors, so this branching identity structure is refused in one line (exit 2 in the CLI),
-    never returned as 'NOT certified'."""
-    from basispath_graph.general.skeleton import UnsupportedIdentity, skeleton_blocks
-
-    spec = {"name": "r297", "layers": [{"name": f"l{k}", "size": s} for k, s in enumerate([1, 2, 2, 2, 2])],
-            "connections": [{"from": "l0", "to": "l1"}, {"from": "l0", "to": "l3", "taps": 2}, {"from": "l1", "to": "l2", "taps": 2},
-                            {"from": "l1", "to": "l2", "kind": "identity"}, {"from": "l1", "to": "l3", "taps": 2},
-                            {"from": "l1", "to": "l3", "kind": "identity"}, {"from": "l1", "to": "l4", "kind": "diagonal", "taps": 2},
-                            {"from": "l1", "to": "l4", "kind": "identity"}, {"from": "l2", "to": "l3"},
-                            {"from": "l2", "to": "l3", "kind": "identity"}, {"from": "l2", "to": "l4"},
-                            {"from": "l3", "to": "l4", "kind": "diagonal", "taps": 2}]}
-    with pytest.raises(UnsupportedIdentity, match="identity edges that branch or merge"):
-        skeleton_blocks(parse_general(spec, "r297", 10**6))

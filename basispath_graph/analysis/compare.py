@@ -22,7 +22,7 @@ from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
 from ..store.runs import network_key, stored_plan
 
-__all__ = ["Column", "Comparison", "column_label", "distinct_labels", "column_from_result", "column_from_run", "column_from_general", "general_values", "table_rows", "METRICS", "STEP_ORDER"]
+__all__ = ["Column", "Comparison", "column_label", "column_counts", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
 # (key, label) of the rows of the comparison table, in order.
 METRICS = [
@@ -145,46 +145,75 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
 
 
-def general_values(net, engine: str, basis_size, certified) -> dict:
-    """The column values of a general network: sizes, its layers and connections by kind, the verdict."""
-    kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
-    return {
-        "engine": engine, "m": net.m, "H": net.H, "basis_size": basis_size, "certified": certified,
-        "layers": len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()},
-    }
+def _sizes(net) -> dict:
+    """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
+    from ..general.model import GeneralNetwork
+
+    values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
+    if isinstance(net, GeneralNetwork):
+        kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
+        values.update(layers=len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()})
+    return values
+
+
+def column_counts(label: str, network) -> Column:
+    """A network counted, not solved (``compare --counts``): its sizes, nothing certified."""
+    return Column(label, "counted, not solved", {"engine": "counts", **_sizes(network)})
 
 
 def column_from_general(label: str, result) -> Column:
-    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict."""
-    values = general_values(result.network, result.engine, result.basis_size, result.certified)
-    return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
+    """A general network solved now (``general.solve``): sizes, its connections by kind, the verdict;
+    with a DEAH engine also the DEAH rows of the layered run on its core."""
+    net = result.network
+    values = {"engine": result.engine, **_sizes(net), "basis_size": result.basis_size, "certified": result.certified}
+    if result.core is not None:
+        core_values = column_from_result(label, result.core).values
+        values.update({k: v for k, v in core_values.items() if k not in values})
+    return Column(label, "solved now", values, {k: round(v, 6) for k, v in _step_timings(result.timings).items()})
+
+
+def _step_timings(timings: dict) -> dict:
+    """A general result's times under the layered step names (STEP_ORDER): the core's steps as
+    they are, building the paths (skeleton walks, tap lift and the rest) as "engine", both
+    certifications (the core's and the union's) as "certify"."""
+    out: dict[str, float] = {}
+    for key, seconds in timings.items():
+        step = key.removeprefix("core ")
+        step = "engine" if step in ("materialise", "lift") else step
+        out[step] = out.get(step, 0.0) + seconds
+    return out
 
 
 def _general_column(store: Store, r: dict, label: str | None) -> Column:
-    """A stored general run (``compare_run`` row): its network rebuilt from the store."""
+    """A stored general run (``compare_run`` row): its network rebuilt from the store, its sizes
+    and verdict (a DEAH engine's core rows are not stored: only its kept paths are)."""
     net = load_general_network(store, r["key"], r["name"] or "")
-    values = {**general_values(net, r["engine"], r["basis_size"], r["certified"]), "status": r["status"]}
+    values = {"engine": r["engine"], **_sizes(net), "basis_size": r["basis_size"], "certified": r["certified"], "status": r["status"]}
     timings = json.loads(r["timings"]) if r["timings"] else {}
-    return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, timings)
+    return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
 
 
-def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int) -> Column:
+def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int, memory_limit: int | None = None) -> Column:
     """A stored complete run of this network, engine and seed if there is one, else solve now.
-    A general network (layers, connections) is solved now by the skeleton engine."""
+    A general network (layers, connections) is solved now: skeleton, or a DEAH engine in the
+    paper's setting (``general.deah_solve``)."""
     from ..general.model import GeneralNetwork
 
     if isinstance(network, GeneralNetwork):
+        from ..general.paper_setting import UnsupportedFeature
         from ..general.solve import solve_general
 
-        if engine != "skeleton":
-            raise BadInput(f"{path}: a general network is compared with --engine skeleton (the only engine that reads it so far)")
-        label = column_label(network.name or path.stem, "skeleton")
+        label = column_label(network.name or path.stem, engine)
         if store is not None:
             found = store.run("find_complete_run", key=general_network_key(network), engine=engine, seed=seed)
             col = column_from_run(store, found[0]["id"], label) if found else None
             if col is not None:
                 return col
-        return column_from_general(label, solve_general(network))
+        try:
+            result = solve_general(network, engine, seed, memory_limit=memory_limit)
+            return column_from_general(label, result)
+        except UnsupportedFeature as exc:
+            raise UnsupportedFeature(f"{path}: {exc}") from None
     label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)
@@ -192,7 +221,7 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
             col = column_from_run(store, found[0]["id"], label)
             if col is not None:
                 return col
-    return column_from_result(label, solve(network, engine, seed))
+    return column_from_result(label, solve(network, engine, seed, memory_limit=memory_limit))
 
 
 def table_rows(columns: list[Column]) -> list[tuple[str, list]]:

@@ -1,4 +1,8 @@
-"""The comparison as a PNG a person can read: three panels, one bar group per column.
+"""The comparison as a PNG a person can read: one bar group per column in each panel.
+
+Panels: for solved columns, Step 3's discards and repairs, the selected substructures, the time
+per step; when a column is a general network, first its sizes (m, |B| and H, log scale) and its
+connections by kind. ``compare --counts`` (nothing solved) draws only those two.
 
 Each panel's legend sits to the right of its axes, so it never covers a bar however tall the
 bars are. The bars are built from plain data series (``discard_series``, ``block_series``) so
@@ -13,7 +17,8 @@ from pathlib import Path
 from ..fileio import write_atomic
 from .compare import STEP_ORDER
 
-__all__ = ["comparison_figure", "plot_comparison", "plotted_data", "discard_series", "block_series", "REPAIRS_COLOUR"]
+__all__ = ["comparison_figure", "plot_comparison", "plotted_data", "discard_series", "block_series", "size_series",
+           "connection_series", "REPAIRS_COLOUR"]
 
 # (values key, legend text, colour): Step 3's discards by the rule that made them. A column only
 # has the keys of its engine (deah: SDVChain's steps; deah-complete: its rules).
@@ -52,6 +57,29 @@ def block_series(columns) -> list[tuple[str, str, list[int]]]:
     ])
 
 
+SIZES = [("m", "m (weights)", "#4c72b0"), ("basis_size", "|B| = m - H", "#55a868"), ("H", "H (hidden rescaling classes)", "#c44e52")]
+CONNECTION_KINDS = [("dense_connections", "dense", "#4c72b0"), ("diagonal_connections", "diagonal", "#dd8452"),
+                    ("identity_connections", "identity shortcuts", "#8172b2")]
+
+
+def size_series(columns) -> list[tuple[str, str, list[int]]]:
+    """(legend text, colour, value per column) of m, |B| and H (side by side, log scale)."""
+    return [(label, colour, [c.values.get(key) or 0 for c in columns]) for key, label, colour in SIZES]
+
+
+def connection_series(columns) -> list[tuple[str, str, list[int]]]:
+    """(legend text, colour, count per column) of the connections by kind (general networks)."""
+    return _present([(label, colour, [c.values.get(key) or 0 for c in columns]) for key, label, colour in CONNECTION_KINDS])
+
+
+def _general(columns) -> bool:
+    return any(c.values.get("layers") is not None for c in columns)
+
+
+def _solved(columns) -> bool:
+    return any(c.values.get("engine") != "counts" for c in columns)
+
+
 def _stack(ax, x, series, width: float) -> None:
     bottom = [0] * len(x)
     for label, colour, values in series:
@@ -70,33 +98,50 @@ def comparison_figure(columns):
     from matplotlib.figure import Figure
 
     x = list(range(len(columns)))
-    fig = Figure(figsize=(max(10, 1.6 * len(columns) + 6), 11), layout="constrained")
+    panels = (2 if _general(columns) else 0) + (3 if _solved(columns) else 0)
+    fig = Figure(figsize=(max(10, 1.6 * len(columns) + 6), 11 * panels / 3), layout="constrained")
     FigureCanvasAgg(fig)
     fig.suptitle("basispath compare", fontsize=14)
-    axes = fig.subplots(3, 1)
+    axes = list(fig.subplots(panels, 1)) if panels > 1 else [fig.subplots(1, 1)]
+    todo = iter(axes)
 
-    ax = axes[0]
-    _stack(ax, [i - 0.2 for i in x], discard_series(columns), 0.4)
-    repairs = ax.bar([i + 0.2 for i in x], [c.values.get("repairs") or 0 for c in columns], width=0.4,
-                     label="repairs (drops + re-admissions)", color=REPAIRS_COLOUR)
-    ax.bar_label(repairs, fontsize=8)  # a 0 written out: "no repair" is a result, not a missing bar
-    ax.set_title("Step 3's discards by rule (left bar) and repairs (right bar)")
+    if _general(columns):
+        ax = next(todo)
+        for k, (label, colour, values) in enumerate(size_series(columns)):
+            bars = ax.bar([i + (k - 1) * 0.27 for i in x], values, width=0.27, label=label, color=colour)
+            ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=7, rotation=90, padding=2)
+        ax.set_yscale("log")
+        ax.set_title("sizes (log scale): m, |B| = m - H, H")
+        ax = next(todo)
+        _stack(ax, x, connection_series(columns), 0.6)
+        ax.set_title("connections by kind")
 
-    ax = axes[1]
-    _stack(ax, [i - 0.2 for i in x], block_series(columns), 0.4)
-    chains = [c.values.get("chains") or 0 for c in columns]
-    if any(chains):
-        bars = ax.bar([i + 0.2 for i in x], chains, width=0.4, label="deah: T chains", color=CHAINS_COLOUR)
-        ax.bar_label(bars, labels=[str(t) if t else "" for t in chains], fontsize=8)
-    ax.set_title("selected substructures by what Step 3 made of them (left bar); chains (right bar)")
+    if _solved(columns):
+        ax = next(todo)
+        _stack(ax, [i - 0.2 for i in x], discard_series(columns), 0.4)
+        repairs = ax.bar([i + 0.2 for i in x], [c.values.get("repairs") or 0 for c in columns], width=0.4,
+                         label="repairs (drops + re-admissions)", color=REPAIRS_COLOUR)
+        ax.bar_label(repairs, fontsize=8)  # a 0 written out: "no repair" is a result, not a missing bar
+        ax.set_title("Step 3's discards by rule (left bar) and repairs (right bar)")
 
-    ax = axes[2]
-    steps = [s for s in STEP_ORDER if any(s in c.timings for c in columns)]
-    _stack(ax, x, [(s, None, [c.timings.get(s, 0.0) for c in columns]) for s in steps], 0.8)
-    ax.set_title("time per step (s)")
+        ax = next(todo)
+        _stack(ax, [i - 0.2 for i in x], block_series(columns), 0.4)
+        chains = [c.values.get("chains") or 0 for c in columns]
+        if any(chains):
+            bars = ax.bar([i + 0.2 for i in x], chains, width=0.4, label="deah: T chains", color=CHAINS_COLOUR)
+            ax.bar_label(bars, labels=[str(t) if t else "" for t in chains], fontsize=8)
+        ax.set_title("selected substructures by what Step 3 made of them (left bar); chains (right bar)")
+
+        ax = next(todo)
+        steps = [s for s in STEP_ORDER if any(s in c.timings for c in columns)]
+        _stack(ax, x, [(s, None, [c.timings.get(s, 0.0) for c in columns]) for s in steps], 0.8)
+        ax.set_title("time per step (s)")
 
     for ax in axes:
-        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room for the bar labels above the tallest bar
+        if ax.get_yscale() == "log":
+            ax.set_ylim(0.8, ax.get_ylim()[1] * 1000)  # room for the rotated labels above the tallest bar
+        else:
+            ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room for the bar labels above the tallest bar
         _legend_right(ax)
         ax.set_xticks(x)
         ax.set_xticklabels([c.label for c in columns], rotation=15, ha="right", fontsize=9)
@@ -106,8 +151,10 @@ def comparison_figure(columns):
 def plotted_data(columns) -> dict:
     """What the figure shows apart from the times (which change run to run): stored in the PNG's
     Description text, so a check can tell a stale picture from a re-run (tools/tutorial.py)."""
+    general = {"sizes": size_series(columns), "connections": connection_series(columns)} if _general(columns) else {}
     return {
         "labels": [c.label for c in columns],
+        **general,
         "discards": discard_series(columns),
         "repairs": [c.values.get("repairs") or 0 for c in columns],
         "blocks": block_series(columns),

@@ -17,6 +17,7 @@ from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES, solve
 from ..general.model import GeneralNetwork
 from ..general.skeleton import UnsupportedIdentity
+from ..general.paper_setting import UnsupportedFeature
 from ..general.solve import general_export, general_summary, solve_general
 from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_any_network, time_limit
 from .help import ENGINE_HELP
@@ -66,7 +67,7 @@ def _print_report(console: Console, s: dict) -> None:
 
 def solve_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
-    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections) is solved by skeleton."),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections): skeleton by default; deah-complete and deah in the paper's setting (docs/general-networks.md)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule (0 = identity order)."),
     export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file."),
     no_repair: bool = typer.Option(False, "--no-repair", help="Return the engine's raw union unrepaired; exit 1 when it is not certified."),
@@ -105,22 +106,27 @@ def solve_command(
     if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
         raise fail(f"cannot write export file {export}: not a file in an existing folder")
     network = read_any_network(spec, max_weights)
-    if isinstance(network, GeneralNetwork):
-        _solve_general(spec, network, engine, export, as_json)
-        return
-    engine = engine or DEFAULT_ENGINE
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
-    try:
-        with StageProgress(not (quiet or as_json), verb="running") as progress:
-            result = solve(
-                network, engine, seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage,
-                memory_limit=limit, time_limit=seconds,
-            )
-    except ResourceLimit as exc:
-        raise fail(f"{spec}: {exc}") from None
-    except TooManySubstructures as exc:
-        raise fail(f"{spec}: {exc}; use --engine skeleton") from None
+
+    def run_core(solver):
+        """``solver`` (the layered solve, or a general engine around it) with progress, limits and one-line refusals."""
+        try:
+            with StageProgress(not (quiet or as_json), verb="running") as progress:
+                return solver(
+                    seed=seed, repair=not no_repair, max_substructures=max_substructures, on_stage=progress.stage,
+                    memory_limit=limit, time_limit=seconds,
+                )
+        except ResourceLimit as exc:
+            raise fail(f"{spec}: {exc}") from None
+        except TooManySubstructures as exc:
+            raise fail(f"{spec}: {exc}; use --engine skeleton") from None
+
+    if isinstance(network, GeneralNetwork):
+        _solve_general(spec, network, engine, export, as_json, run_core)
+        return
+    engine = engine or DEFAULT_ENGINE
+    result = run_core(lambda **options: solve(network, engine, **options))
     _write_export(export, lambda: export_document(result))
     s = summary(result)
     if as_json:
@@ -141,13 +147,16 @@ def _write_export(export: Path | None, document) -> None:
         raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
 
 
-def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, export: Path | None, as_json: bool) -> None:
-    """A general network (docs/general-networks.md): the skeleton engine, certified."""
-    if engine not in (None, "skeleton"):
-        raise fail(f"{spec}: engine {engine} reads layered specs (widths, skips) only so far; a general network is solved with --engine skeleton")
+def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, export: Path | None, as_json: bool, run_core) -> None:
+    """A general network (docs/general-networks.md): skeleton by default; deah-complete and deah
+    in the paper's setting (a layered core with taps, plus extra inputs and outputs such as biases)."""
+    engine = engine or "skeleton"
     try:
-        result = solve_general(network)
-    except UnsupportedIdentity as exc:
+        if engine == "skeleton":
+            result = run_core(lambda **options: solve_general(network, memory_limit=options["memory_limit"], time_limit=options["time_limit"]))
+        else:
+            result = run_core(lambda **options: solve_general(network, engine, **options))
+    except (UnsupportedIdentity, UnsupportedFeature) as exc:
         raise fail(f"{spec}: {exc}") from None
     _write_export(export, lambda: general_export(result))
     s = general_summary(result)
@@ -156,7 +165,16 @@ def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, expo
     else:
         c = Console(soft_wrap=True, highlight=False)
         c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
-        c.print("skeleton: designated walks per layer, one path per trainable weight")
+        if result.core is None:
+            c.print("skeleton: designated walks per layer, one path per trainable weight")
+        else:
+            parts = s["parts"]
+            c.print(f"{engine} on the core ({', '.join(parts['core_layers'])}), one weight per neuron pair (tap 0):")
+            _print_report(c, s["core"])
+            c.print(
+                f"other taps: {parts['tap_lift']} path(s) (tap lift); extra layers: {parts['extra']} path(s), one per weight; "
+                f"identity shortcuts: {parts['identity']} path(s), a spanning forest"
+            )
         verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
         c.print(f"basis: {s['basis_size']} paths, {verdict}")
         c.print("time: " + ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items()), style="dim")

@@ -20,7 +20,7 @@ from ..spec import SpecError, load_any_spec
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
 from ..general.solve import general_summary
-from ..pipeline import GENERAL_ENGINES, execute_general_run, execute_run
+from ..pipeline import execute_general_run, execute_run
 from ..store import StoreError
 from ..store.base import WriteRefused
 from ..store.library import shared_query_file
@@ -47,12 +47,13 @@ def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
         raise failure(exc) from None
 
 
-def _run_general(s, what: str, network, engine: str, resume: Optional[str], quiet: bool, as_json: bool) -> None:
-    """``basispath run`` of a general spec: solve it (skeleton) and store network, run and paths."""
+def _run_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], quiet: bool, as_json: bool, options: dict) -> None:
+    """``basispath run`` of a general spec: solve it (skeleton unless --engine says otherwise) and
+    store network, run and kept paths."""
     try:
         with StageProgress(not quiet) as progress:
-            outcome = execute_general_run(s, network, engine, resume=resume, progress=progress)
-    except BadInput as exc:  # UnsupportedIdentity, or an engine that does not read general networks (--resume)
+            outcome = execute_general_run(s, network, engine, seed, resume=resume, progress=progress, **options)
+    except BadInput as exc:  # UnsupportedIdentity / UnsupportedFeature: a network the engine does not read
         raise fail(f"{what}: {exc}") from None
     summary = {"run_id": outcome.run_id, "kind": "general", **general_summary(outcome.result)}
     summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
@@ -74,7 +75,7 @@ def _run_general(s, what: str, network, engine: str, resume: Optional[str], quie
 
 def run_command(
     spec: Optional[Path] = typer.Argument(None, help="Network spec (JSON or YAML); omit with --resume."),
-    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections) is run with skeleton (the default for it)."),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections) is run with skeleton unless --engine says otherwise."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
@@ -112,8 +113,6 @@ def run_command(
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
     network = read_any_network(spec, max_weights) if spec is not None else None
-    if isinstance(network, GeneralNetwork) and engine is not None and engine not in GENERAL_ENGINES:
-        raise fail(f"{spec}: engine {engine} reads layered specs (widths, skips) only so far; a general network is run with --engine {' or '.join(GENERAL_ENGINES)}")
     what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
@@ -122,7 +121,8 @@ def run_command(
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
             if isinstance(network, GeneralNetwork):
-                _run_general(s, what, network, engine or "skeleton", resume, quiet or as_json, as_json)
+                options = {"memory_limit": limit, "time_limit": seconds}
+                _run_general(s, what, network, engine or "skeleton", seed, resume, quiet or as_json, as_json, options)
                 return
             engine = engine or DEFAULT_ENGINE
             with StageProgress(not (quiet or as_json)) as progress:

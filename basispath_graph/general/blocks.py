@@ -14,7 +14,7 @@ import numpy as np
 
 from .model import GeneralNetwork
 
-__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths"]
+__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "connection_weights"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,17 @@ class GeneralBlock:
 
     def __len__(self) -> int:
         return int(self.nodes.shape[0])
+
+
+def connection_weights(net: GeneralNetwork, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(i, j, tap) of every weight of trainable connection k, in weight id order."""
+    c = net.connections[k]
+    sa, sb = net.layers[c.source].size, net.layers[c.target].size
+    if c.kind == "dense":
+        i, j, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
+        return i, j, t
+    i, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
+    return i, i, t  # diagonal: neuron i to neuron i
 
 
 def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:

@@ -16,8 +16,11 @@ same layers and the paths come out as arrays (``GeneralBlock``), connection by c
 
 The count is (m - |designated|) + |distinct T| and must be m - H; the result is then certified
 exactly (peeling, elimination on the core). Where the identity edges of a class branch and merge
-so that the per-layer walks do not give one path per class, the count is off and
-``UnsupportedIdentity`` says so in one line, naming the layers (never a wrong basis).
+so that the per-layer walks do not give one path per class, the count is off; then the skeleton
+of N (the network without identity connections: designations among trainable connections) plus
+one path per edge of a spanning forest of the identity edges (``identity_forest``) is used, which
+needs every layer to keep a trainable connection in and out; otherwise ``UnsupportedIdentity``
+says so in one line (never a wrong basis).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BadInput
-from .blocks import GeneralBlock, block_weight_ids
+from .blocks import GeneralBlock, block_weight_ids, connection_weights
+from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
 __all__ = ["Walks", "skeleton_blocks", "UnsupportedIdentity"]
@@ -51,9 +55,11 @@ class Walks:
     out_nodes: dict[int, np.ndarray]
 
 
-def _designated(net: GeneralNetwork, into: bool) -> dict[int, int]:
+def _designated(net: GeneralNetwork, into: bool, identities: bool) -> dict[int, int]:
     chosen: dict[int, int] = {}
     for k, c in enumerate(net.connections):
+        if c.kind == "identity" and not identities:
+            continue
         layer = c.target if into else c.source
         prev = chosen.get(layer)
         if prev is None or (c.kind == "identity" and net.connections[prev].kind != "identity"):
@@ -67,8 +73,10 @@ def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray) -> np.ndarray:
     return np.zeros_like(index) if net.connections[c_idx].kind == "dense" else index
 
 
-def designated_walks(net: GeneralNetwork) -> Walks:
-    pred, succ = _designated(net, into=True), _designated(net, into=False)
+def designated_walks(net: GeneralNetwork, identities: bool = True) -> Walks:
+    """Every neuron's walks; ``identities=False``: designations among trainable connections only
+    (the walks of N, the network without identity connections)."""
+    pred, succ = _designated(net, True, identities), _designated(net, False, identities)
     in_layers, in_hops, in_nodes = {}, {}, {}
     for layer in range(len(net.layers)):  # topological order: a pred's source comes first
         idx = np.arange(net.layers[layer].size, dtype=np.int64)
@@ -98,12 +106,7 @@ def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
     """Paths in(u) + e + out(v) of the weights of connection k that are nobody's designated hop."""
     c = net.connections[k]
     a, b = c.source, c.target
-    sa, sb = net.layers[a].size, net.layers[b].size
-    if c.kind == "dense":
-        i, j, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
-    else:
-        i, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
-        j = i
+    i, j, t = connection_weights(net, k)
     designated = np.zeros(len(i), dtype=bool)
     if w.pred.get(b) == k:  # pred of (b, j) is (a, 0 or j) with tap 0
         designated |= (t == 0) & ((i == 0) if c.kind == "dense" else True)
@@ -148,20 +151,37 @@ def _through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     return blocks
 
 
-def skeleton_blocks(net: GeneralNetwork) -> list[GeneralBlock]:
-    """m - H paths: the T paths first, then the paths of the non-designated weights by connection.
-    Raises UnsupportedIdentity when the count is not m - H (see the module doc)."""
-    w = designated_walks(net)
+def _skeleton_of(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
+    """The T paths first, then the paths of the non-designated weights by connection."""
     blocks = _through_paths(net, w)
     for k, c in enumerate(net.connections):
         if c.trainable:
             block = _weight_paths(net, w, k)
             if block is not None:
                 blocks.append(block)
-    size = sum(len(b) for b in blocks)
-    if size != net.basis_size:
-        raise UnsupportedIdentity(
-            f"{net.name or 'network'}: the skeleton's designated walks give {size} paths, not m - H = {net.basis_size}: "
-            "identity edges that branch or merge within a rescaling class are not supported yet"
-        )
     return blocks
+
+
+def skeleton_blocks(net: GeneralNetwork) -> list[GeneralBlock]:
+    """m - H paths (see the module doc). Where identity edges branch or merge so that the walks
+    with identity designations miss the count, the skeleton of N (walks over trainable
+    connections only) plus the identity forest (``identity_forest``); UnsupportedIdentity when
+    N does not keep the inputs and outputs either."""
+    blocks = _skeleton_of(net, designated_walks(net))
+    size = sum(len(b) for b in blocks)
+    if size == net.basis_size:
+        return blocks
+    problem = identity_free_problem(net)
+    if problem is None:
+        w = designated_walks(net, identities=False)
+        blocks = _skeleton_of(net, w) + forest_blocks(
+            net,
+            lambda layer, rows: (w.in_layers[layer], w.in_hops[layer], w.in_nodes[layer][rows]),
+            lambda layer, rows: (w.out_layers[layer], w.out_hops[layer], w.out_nodes[layer][rows]),
+        )
+        if sum(len(b) for b in blocks) == net.basis_size:
+            return blocks
+    raise UnsupportedIdentity(
+        f"{net.name or 'network'}: the skeleton's designated walks give {size} paths, not m - H = {net.basis_size}: "
+        f"identity edges branch or merge within a rescaling class, and {problem or 'the identity forest does not make up the count'}"
+    )

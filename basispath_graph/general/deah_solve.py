@@ -1,0 +1,142 @@
+"""The DEAH engines (deah-complete, faithful deah) on a general network in the paper's setting.
+
+``paper_setting`` splits the network into a layered core and extra layers. Then:
+
+1. **Core, tap 0.** The layered engine (``solver.solve``: Steps 1-3, certified, repaired visibly
+   for faithful deah) runs on the core with one weight per neuron pair, read as tap 0. Its kept
+   paths, discards and certificates are those of a layered run, unchanged.
+2. **Tap lift.** For every other tap t of a core weight (u, v): the first kept path through
+   (u, v) (in basis order), with tap t instead of 0 on that hop. The weight (u, v, t) lies on
+   that path only, so the lifted paths are independent of everything else.
+3. **Extra layers.** Every weight of an extra connection gets one path: from an extra input
+   neuron x into core neuron v, x + (x, v) + the core walk forward from v along each layer's
+   connection to the next, at neuron 0 and tap 0; from core neuron u into an extra output z,
+   the core walk back to the main input + (u, z); between two extra layers, the single hop.
+   Again each such weight lies on its own path only.
+4. **Identity shortcuts.** One path per edge of a spanning forest of the identity edges
+   (``identity_forest``): the core walk back to a_i, the identity hop, the core walk forward
+   from b_i; H_N - H paths (H_N: the core's hidden neurons).
+
+Count: (m - H_N) from parts 1-3 (the extra layers hold no hidden neuron) + (H_N - H) = m - H.
+The union is certified exactly anyway (``certify_blocks``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..network import PathBlock
+from ..solver import solve
+from .blocks import GeneralBlock, connection_weights
+from .identity_forest import forest_blocks
+from .model import GeneralNetwork
+from .paper_setting import PaperSetting, paper_setting
+from .paths import certify_blocks
+from .solve import GeneralResult
+
+__all__ = ["solve_general_deah", "core_block"]
+
+
+def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
+    """A block of core paths (tap 0 on every hop) in the general network's terms."""
+    layers = tuple(setting.core_layers[l] for l in block.layers)
+    hops = tuple(setting.pair_connection[(a, b)] for a, b in zip(block.layers, block.layers[1:]))
+    return GeneralBlock(layers, hops, block.nodes.astype(np.int32), np.zeros((len(block), len(hops)), dtype=np.int32))
+
+
+def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBlock]:
+    """Tap t >= 1 of every core weight, on the first kept path through its tap 0."""
+    widths = setting.core.widths
+    out = []
+    for pair, taps in setting.taps.items():
+        if taps == 1:
+            continue
+        a, b = pair
+        n = widths[a] * widths[b]
+        owner_block = np.full(n, -1, dtype=np.int64)
+        owner_row = np.full(n, -1, dtype=np.int64)
+        for k, block in enumerate(basis):
+            if pair not in zip(block.layers, block.layers[1:]) or len(block) == 0:
+                continue
+            h = list(zip(block.layers, block.layers[1:])).index(pair)
+            local = block.nodes[:, h].astype(np.int64) * widths[b] + block.nodes[:, h + 1]
+            weights, first_row = np.unique(local, return_index=True)
+            new = owner_block[weights] < 0
+            owner_block[weights[new]] = k
+            owner_row[weights[new]] = first_row[new]
+        if (owner_block < 0).any():  # a basis spans every path, so every weight is on a kept path
+            raise AssertionError(f"core weight {int(np.argmax(owner_block < 0))} of pair {pair} lies on no kept path")
+        for k in np.unique(owner_block):
+            rows = owner_row[owner_block == k]
+            template = core_block(setting, basis[int(k)].take(rows))
+            h = [setting.pair_connection[pair] == c for c in template.hops].index(True)
+            reps = taps - 1
+            nodes = np.repeat(template.nodes, reps, axis=0)
+            tap_cols = np.zeros((len(nodes), len(template.hops)), dtype=np.int32)
+            tap_cols[:, h] = np.tile(np.arange(1, taps, dtype=np.int32), len(rows))
+            out.append(GeneralBlock(template.layers, template.hops, nodes, tap_cols))
+    return out
+
+
+def _extra_blocks(setting: PaperSetting) -> list[GeneralBlock]:
+    """One path per weight of every connection that touches an extra layer: the core walk back to
+    its source (none from an extra input), the weight, the core walk on from its target."""
+    net = setting.network
+    in_walk, out_walk = _core_walks(setting)
+    out = []
+    for k in setting.extra_connections:
+        c = net.connections[k]
+        i, j, t = connection_weights(net, k)
+        in_layers, in_hops, in_nodes = in_walk(c.source, i)
+        out_layers, out_hops, out_nodes = out_walk(c.target, j)
+        hops = in_hops + (k,) + out_hops
+        taps = np.zeros((len(i), len(hops)), dtype=np.int32)
+        taps[:, len(in_hops)] = t
+        nodes = np.concatenate([in_nodes, out_nodes], axis=1).astype(np.int32)
+        out.append(GeneralBlock(in_layers + out_layers, hops, nodes, taps))
+    return out
+
+
+def _core_walks(setting: PaperSetting):
+    """In- and out-walks along the core's chain (neuron 0, tap 0), empty from an extra layer."""
+    net, core = setting.network, setting.core_layers
+
+    def along(layers: tuple[int, ...], rows: np.ndarray, at: int):
+        hops = tuple(net.hop[(x, y, True)] for x, y in zip(layers, layers[1:]))
+        nodes = np.zeros((len(rows), len(layers)), dtype=np.int64)
+        nodes[:, at] = rows
+        return layers, hops, nodes
+
+    def in_walk(layer: int, rows: np.ndarray):
+        p = setting.core_position(layer)
+        return along(core[: p + 1] if p is not None else (layer,), rows, -1)
+
+    def out_walk(layer: int, rows: np.ndarray):
+        p = setting.core_position(layer)
+        return along(core[p:] if p is not None else (layer,), rows, 0)
+
+    return in_walk, out_walk
+
+
+def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed: int = 0, **solve_options) -> GeneralResult:
+    """``engine`` on a general network in the paper's setting: the certified general result, with
+    the layered run on its core (discards, certificates, repairs) as ``core``. UnsupportedFeature
+    otherwise; ``solve_options`` go to the layered ``solve``."""
+    setting = paper_setting(net, engine)
+    layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
+    t0 = time.perf_counter()
+    core = [core_block(setting, b) for b in layered.basis]
+    lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
+    t1 = time.perf_counter()
+    blocks = core + lifted + extra + shortcuts
+    verdict = certify_blocks(net, blocks)
+    t2 = time.perf_counter()
+    timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
+    parts = {
+        "core_layers": [net.layers[k].name for k in setting.core_layers],
+        "core": sum(map(len, core)), "tap_lift": sum(map(len, lifted)), "extra": sum(map(len, extra)),
+        "identity": sum(map(len, shortcuts)),
+    }
+    return GeneralResult(net, blocks, verdict, timings, engine=engine, parts=parts, core=layered)
