@@ -73,6 +73,26 @@ def _kill_point(stage: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _write_hooks(progress):
+    """(on_stage, on_batch) for the writers: progress display and the kill points
+    ``<stage>`` and ``<stage>:batch:<k>`` (KILL_POINTS)."""
+    current = {"stage": "", "batches": 0}
+
+    def on_write_stage(name: str) -> None:
+        _kill_point(name)
+        current.update(stage=name, batches=0)
+        if progress:
+            progress.stage(name)
+
+    def on_batch(rows: int) -> None:
+        if progress:
+            progress.advance(rows)
+        current["batches"] += 1
+        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+
+    return on_write_stage, on_batch
+
+
 @dataclass
 class RunOutcome:
     run_id: str
@@ -131,19 +151,7 @@ def execute_run(
             store.run("delete_run", id=run_id)
         raise
     _kill_point("solved")
-    current = {"stage": "", "batches": 0}
-
-    def on_write_stage(name: str) -> None:
-        _kill_point(name)
-        current.update(stage=name, batches=0)
-        if progress:
-            progress.stage(name)
-
-    def on_batch(rows: int) -> None:
-        if progress:
-            progress.advance(rows)
-        current["batches"] += 1
-        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+    on_write_stage, on_batch = _write_hooks(progress)
 
     t0 = time.perf_counter()
     write_artifacts(store, run_id, result, on_write_stage, on_batch, committed)
@@ -199,19 +207,7 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         run_id = new_run_id()
         store.run("create_run", id=run_id, key=key, engine=result.engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
     _kill_point("solved")
-    current = {"stage": "", "batches": 0}
-
-    def on_write_stage(name: str) -> None:
-        _kill_point(name)
-        current.update(stage=name, batches=0)
-        if progress:
-            progress.stage(name)
-
-    def on_batch(rows: int) -> None:
-        if progress:
-            progress.advance(rows)
-        current["batches"] += 1
-        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+    on_write_stage, on_batch = _write_hooks(progress)
 
     t0 = time.perf_counter()
     write_general_paths(store, run_id, network, result.blocks, on_write_stage, on_batch, committed)
