@@ -12,11 +12,14 @@ from collections.abc import Mapping
 from .analysis.compare import Comparison, column_from_result, column_label
 from .analysis.coordinates import coordinates as _coordinates
 from .errors import BadInput
-from .export import basis_paths_of, read_basis_file
+from .export import basis_paths_of, read_basis_file, read_json_file
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
 from .solver import SolveResult
+from .analysis.general_coordinates import block_general_paths
 from .general.model import GeneralNetwork, from_layered, is_general_spec, parse_general
+from .general.paths import certify_general, general_basis_of
+from .general.solve import GeneralResult
 from .spec import DEFAULT_MAX_WEIGHTS, load_any_spec, parse_spec, resolve_max_weights
 from .spec import load_spec as _load_spec_file
 from .verify import Verdict
@@ -174,10 +177,11 @@ def certify(network: Network, basis) -> Verdict:
 
     Parameters
     ----------
-    network : Network
+    network : Network or GeneralNetwork
     basis : SolveResult, StoredRun, export document, file path, or list of paths
         A path is a sequence of (layer, index) pairs from layer 0 to layer L. A file is an
-        export of ``solve --export`` or a bare JSON list of paths.
+        export of ``solve --export`` or a bare JSON list of paths. For a GeneralNetwork: a
+        GeneralResult, a StoredRun of it, an export, or general paths (JSON form or tuples).
 
     Returns
     -------
@@ -203,9 +207,25 @@ def certify(network: Network, basis) -> Verdict:
     >>> certify(net, [[(0, 0), (1, 0), (2, 0)]]).defect
     'size 1 != m - H = 2'
     """
+    if isinstance(network, GeneralNetwork):
+        return certify_general(network, _general_paths(network, basis))
     if not isinstance(network, Network):
         raise BadInput(f"certify needs a Network, got {type(network).__name__}")
     return _certify_blocks(network, _basis_blocks(basis))
+
+
+def _general_paths(network: GeneralNetwork, basis) -> list:
+    """General paths of any form a basis of a general network comes in: a GeneralResult, a
+    StoredRun, an export document or file, or a list of paths (JSON form or tuples)."""
+    if isinstance(basis, GeneralResult):
+        return [p for b in basis.blocks for p in block_general_paths(network, b)]
+    if hasattr(basis, "basis_paths"):  # a StoredRun
+        return list(basis.basis_paths)
+    if isinstance(basis, (str, os.PathLike)):
+        basis = read_json_file(basis)
+    if isinstance(basis, (list, tuple)) and basis and all(isinstance(p, tuple) for p in basis):
+        return list(basis)
+    return general_basis_of(network, basis, "basis")
 
 
 def express(network: Network, basis, path) -> dict:

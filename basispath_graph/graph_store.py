@@ -6,15 +6,20 @@ same graph (LadybugDB folder or Neo4j 5), through the same functions the CLI use
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .analysis.compare import Comparison, column_from_run
+from .analysis.general_coordinates import block_general_paths, stored_general_path
 from .analysis.why import explain
 from .errors import StoreError
+from .general.model import GeneralNetwork
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
 from .store.base import Store
-from .pipeline import execute_run
+from .pipeline import execute_general_run, execute_run
+from .store.general_networks import stored_network
 from .store.runs import delete_run, list_runs, network_from_row, open_run_store
 from .verify import parse_path
 
@@ -80,18 +85,27 @@ class GraphStore:
         """``"ladybug"`` (embedded) or ``"neo4j"``."""
         return self._store.backend
 
-    def run(self, network: Network, engine: str = DEFAULT_ENGINE, seed: int = 0, **solve_options) -> StoredRun:
+    def run(self, network: Network | GeneralNetwork, engine: str | None = None, seed: int = 0, **solve_options) -> StoredRun:
         """Solve ``network`` and store the run with every artifact (``basispath run``).
 
+        ``engine`` defaults to deah-complete, and to skeleton for a general network (layers,
+        connections: ``load_general``), whose run stores its layers, connections and kept paths.
         ``solve_options`` are :func:`~basispath_graph.solver.solve`'s (``memory_limit``,
-        ``time_limit``, ``on_stage``, ...). The run becomes 'complete' only once everything is
-        written; an error leaves no complete run behind.
+        ``time_limit``, ``on_stage``, ...; ``solve_general``'s for a general network). The run
+        becomes 'complete' only once everything is written; an error leaves no complete run behind.
 
         Returns
         -------
         StoredRun
-            with ``result``, the SolveResult.
+            with ``result``, the SolveResult (a GeneralResult for a general network, whose
+            ``basis_paths`` are general paths: ``(((layer, index), ...), taps)``).
         """
+        if isinstance(network, GeneralNetwork):
+            general = execute_general_run(self._store, network, engine or "skeleton", seed, **solve_options)
+            result = general.result
+            basis = [p for b in result.blocks for p in block_general_paths(network, b)]
+            return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, [], result)
+        engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)
         result = outcome.result
         return StoredRun(
@@ -111,6 +125,10 @@ class GraphStore:
         if row is None:
             raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
         (run,) = self._store.run("get_run", id=run_id)
+        if run["kind"] == "general":
+            net = stored_network(self._store, run)
+            kept = [stored_general_path(net, p) for p in self._store.run("general_kept_paths", run=run_id)]
+            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], kept, [])
         kept, discarded = [], []
         for p in self._store.run("run_paths", run=run_id):
             (kept if p["kept"] else discarded).append(_plain(p["text"]))
@@ -126,8 +144,12 @@ class GraphStore:
         """Why a path of a run was kept or discarded (``basispath why --json``): the reason and
         the certificate, re-verified by vector addition now (``"verified"``).
 
-        ``path`` is a stored path id, text like ``"0:1,1:0,2:1"`` or (layer, index) pairs."""
-        if not isinstance(path, (str, int)):
+        ``path`` is a stored path id, text like ``"0:1,1:0,2:1"`` or (layer, index) pairs; on
+        a general run a stored id or a general path ``{"nodes": [[layer, index], ...], "taps": [...]}``
+        (a mapping or its JSON text)."""
+        if isinstance(path, Mapping):
+            path = json.dumps(path)
+        elif not isinstance(path, (str, int)):
             path = ",".join(f"{int(l)}:{int(i)}" for l, i in path)
         return explain(self._store, run_id, str(path))
 

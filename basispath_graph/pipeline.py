@@ -17,16 +17,20 @@ import time
 from dataclasses import dataclass
 
 from .deah.step1_substructures import TooManySubstructures
+from .general.model import GeneralNetwork
+from .general.solve import GeneralResult, solve_general
 from .guards import ResourceLimit
 from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store
+from .store.general_artifacts import write_general_paths
+from .store.general_networks import ingest_general_network
 from .store.relations import StoreRelations, persist_substructures
 from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
 
-__all__ = ["execute_run", "RunOutcome", "KILL_ENV", "KILL_POINTS"]
+__all__ = ["execute_run", "execute_general_run", "RunOutcome", "GeneralOutcome", "KILL_ENV", "KILL_POINTS"]
 
 KILL_ENV = "BASISPATH_KILL_AT"
 
@@ -67,6 +71,26 @@ def _kill_point(stage: str) -> None:
     """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there."""
     if os.environ.get(KILL_ENV) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _write_hooks(progress):
+    """(on_stage, on_batch) for the writers: progress display and the kill points
+    ``<stage>`` and ``<stage>:batch:<k>`` (KILL_POINTS)."""
+    current = {"stage": "", "batches": 0}
+
+    def on_write_stage(name: str) -> None:
+        _kill_point(name)
+        current.update(stage=name, batches=0)
+        if progress:
+            progress.stage(name)
+
+    def on_batch(rows: int) -> None:
+        if progress:
+            progress.advance(rows)
+        current["batches"] += 1
+        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+
+    return on_write_stage, on_batch
 
 
 @dataclass
@@ -127,19 +151,7 @@ def execute_run(
             store.run("delete_run", id=run_id)
         raise
     _kill_point("solved")
-    current = {"stage": "", "batches": 0}
-
-    def on_write_stage(name: str) -> None:
-        _kill_point(name)
-        current.update(stage=name, batches=0)
-        if progress:
-            progress.stage(name)
-
-    def on_batch(rows: int) -> None:
-        if progress:
-            progress.advance(rows)
-        current["batches"] += 1
-        _kill_point(f"{current['stage']}:batch:{current['batches']}")
+    on_write_stage, on_batch = _write_hooks(progress)
 
     t0 = time.perf_counter()
     write_artifacts(store, run_id, result, on_write_stage, on_batch, committed)
@@ -162,3 +174,53 @@ def execute_run(
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return RunOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)
+
+
+@dataclass
+class GeneralOutcome:
+    run_id: str
+    result: GeneralResult
+    timings: dict[str, float]
+    resumed_rows: int = 0
+
+
+def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "skeleton", seed: int = 0, resume: str | None = None,
+                        progress=None, **solve_options) -> GeneralOutcome:
+    """Solve a general network (``general.solve.solve_general``: skeleton, or a DEAH engine where
+    it reads the network) and persist the run: its Network (layers, connections), a Run and the
+    kept paths (``KEPT``), the same way whatever the engine. The run is 'complete' only once
+    every path is written; ``resume`` redoes a killed run by id, keeping the rows it committed
+    (the solve is deterministic). ``solve_options``: ``memory_limit``, ``time_limit``."""
+    timings: dict[str, float] = {}
+    committed: Committed | None = None
+    if progress is not None:
+        progress.stage(f"solve ({engine})")
+    result = solve_general(network, engine, seed, **solve_options)  # a refusal leaves no trace in the store
+    key = ingest_general_network(store, network)
+    if resume:
+        run_id = resume
+        t0 = time.perf_counter()
+        committed = Committed.read(store, run_id)
+        timings["resume"] = time.perf_counter() - t0
+        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+    else:
+        run_id = new_run_id()
+        store.run("create_run", id=run_id, key=key, engine=result.engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
+    _kill_point("solved")
+    on_write_stage, on_batch = _write_hooks(progress)
+
+    t0 = time.perf_counter()
+    write_general_paths(store, run_id, network, result.blocks, on_write_stage, on_batch, committed)
+    if committed is not None:
+        committed.check_used()
+    timings["persist"] = time.perf_counter() - t0
+    all_timings = {**result.timings, **timings}
+    _kill_point("complete")
+    core = result.core  # DEAH engines: the layered run on the core (its discards are not stored)
+    store.run(
+        "complete_run", id=run_id, finished=now(), basis_size=result.basis_size, certified=result.certified,
+        raw_certified=result.certified, raw_size=result.basis_size, repairs=len(core.repairs) if core is not None else 0,
+        repairs_needed=core.repairs_needed if core is not None else 0, discarded=0,
+        timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
+    )
+    return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

@@ -298,7 +298,8 @@ def parse_spec(
     if is_general_spec(data) and "widths" not in data:
         raise SpecError(
             f"{src}: a general network (layers and connections); so far only 'basispath spec info', "
-            "'basispath verify' and 'basispath solve' read it (docs/general-networks.md)"
+            "'basispath verify', 'basispath solve', 'basispath run', 'basispath ingest' and 'basispath compare' read it "
+            "(docs/general-networks.md)"
         )
     unknown = [k for k in data if not (isinstance(k, str) and k in _KEYS)]
     if unknown:

@@ -273,13 +273,15 @@ READ_QUERIES = {
     "show_discard_steps", "show_path_by_id", "show_path_by_text", "show_run_summary", "show_substructures",
     "substructure_layers", "run_paths", "why", "selected_substructures", "kept_paths", "certificate_max",
     "shared_layer_pairs", "substructure_hops", "paths_through_neuron", "substructure_counts",  # questions
+    # general networks (tests/test_general_store.py compares a general run's graph and answers)
+    "general_layers", "general_connections", "general_kept_paths", "general_layer_counts", "general_path",
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {
     "merge_network", "create_run", "set_run_stage", "insert_substructure_paths", "compute_subdivides",
     "compute_shares_edge", "insert_subdivision_sets", "compute_contains", "insert_chains", "insert_basis_paths",
     "link_kept", "link_discarded", "link_from_substructure", "insert_discards", "link_reason", "link_certified_by",
-    "complete_run",
+    "complete_run", "merge_general_network",
 }
 #: Bookkeeping a successful run does not reach: run below in the same order on both backends.
 OTHER_WRITES = {"mark_stale_runs", "restart_run", "mark_run_deleting", "delete_run_artifacts", "delete_run"}

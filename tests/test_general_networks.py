@@ -285,9 +285,11 @@ def test_spec_info_and_the_commands_that_do_not_read_general_specs_yet(tmp_path)
     assert (info["m"], info["H"], info["basis_size"]) == (oracle_m(spec), oracle_H(spec), oracle_m(spec) - oracle_H(spec))
     assert info["kind"] == "general" and info["inputs"] == ["bias", "input"] and info["outputs"] == ["fc"]
     assert info["connections"] == {"dense": 8, "diagonal": 0, "identity": 1}
-    r = cli("run", str(path), "--store", str(tmp_path / "store"), check=2)
+    # (run and ingest read general specs too: tests/test_general_store.py)
+    r = cli("express", str(path), str(path), "0:0,1:0", check=2)
     assert r.stderr == (f"error: {path}: a general network (layers and connections); so far only 'basispath spec info', "
-                        "'basispath verify' and 'basispath solve' read it (docs/general-networks.md)\n")
+                        "'basispath verify', 'basispath solve', 'basispath run', 'basispath ingest' and 'basispath compare' read it "
+                        "(docs/general-networks.md)\n")
 
 
 # ---------------------------------------------------------------- the skeleton engine

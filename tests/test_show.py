@@ -286,7 +286,7 @@ class StubStore:
     def run(self, name: str, **params) -> list[dict]:
         if name == "show_run_summary":
             m = sum(a * b for a, b in zip(self.widths, self.widths[1:]))
-            return [dict(id=params["run"], engine="deah", seed=0, status="complete", name="too-big", widths=self.widths,
+            return [dict(id=params["run"], engine="deah", seed=0, status="complete", kind="layered", key="k", name="too-big", widths=self.widths,
                          skips=[], m=m, H=sum(self.widths[1:-1]), basis_size=None, certified=None, repairs=None, discarded=None)]
         if name == "show_discard_steps":
             return []

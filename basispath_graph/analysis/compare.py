@@ -19,6 +19,7 @@ from ..network import Network
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
+from ..store.general_networks import general_network_key, load_general_network
 from ..store.runs import network_key, stored_plan
 
 __all__ = ["Column", "Comparison", "column_label", "column_counts", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
@@ -117,6 +118,8 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
     if not rows:
         return None
     r = rows[0]
+    if r["kind"] == "general":
+        return _general_column(store, r, label)
     values = {
         "engine": r["engine"],
         "m": r["m"],
@@ -181,6 +184,15 @@ def _step_timings(timings: dict) -> dict:
     return out
 
 
+def _general_column(store: Store, r: dict, label: str | None) -> Column:
+    """A stored general run (``compare_run`` row): its network rebuilt from the store, its sizes
+    and verdict (a DEAH engine's core rows are not stored: only its kept paths are)."""
+    net = load_general_network(store, r["key"], r["name"] or "")
+    values = {"engine": r["engine"], **_sizes(net), "basis_size": r["basis_size"], "certified": r["certified"], "status": r["status"]}
+    timings = json.loads(r["timings"]) if r["timings"] else {}
+    return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
+
+
 def column_for_spec(store: Store | None, path: Path, network: Network, engine: str, seed: int, memory_limit: int | None = None) -> Column:
     """A stored complete run of this network, engine and seed if there is one, else solve now.
     A general network (layers, connections) is solved now: skeleton, or a DEAH engine in the
@@ -191,9 +203,15 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
         from ..general.paper_setting import UnsupportedFeature
         from ..general.solve import solve_general
 
+        label = column_label(network.name or path.stem, engine)
+        if store is not None:
+            found = store.run("find_complete_run", key=general_network_key(network), engine=engine, seed=seed)
+            col = column_from_run(store, found[0]["id"], label) if found else None
+            if col is not None:
+                return col
         try:
             result = solve_general(network, engine, seed, memory_limit=memory_limit)
-            return column_from_general(column_label(network.name or path.stem, engine), result)
+            return column_from_general(label, result)
         except UnsupportedFeature as exc:
             raise UnsupportedFeature(f"{path}: {exc}") from None
     label = column_label(network.name or path.stem, engine)

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 
 from ..deah.local_witness import explain_local
 from ..errors import BadInput
+from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
+from .why_general import explain_general
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
-from ..store.runs import network_from_row, stored_plan
+from ..store.general_networks import stored_network
+from ..store.runs import stored_plan
 from ..verify import ExpressError, parse_path
 
 __all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
@@ -48,7 +51,7 @@ def _validate(network: Network, layers, indices) -> str | None:
 @dataclass
 class RunContext:
     run_id: str
-    network: Network
+    network: Network | GeneralNetwork
     status: str
 
 
@@ -56,7 +59,7 @@ def load_context(store: Store, run_id: str) -> RunContext:
     rows = store.run("get_run", id=run_id)
     if not rows:
         raise WhyError(f"no run {run_id!r} in this store")
-    return RunContext(run_id, network_from_row(rows[0]), rows[0]["status"])
+    return RunContext(run_id, stored_network(store, rows[0]), rows[0]["status"])
 
 
 def _weights(network: Network, ids) -> list[list[int]]:
@@ -144,8 +147,11 @@ def _coordinates_answer(store: Store, ctx: RunContext, text: str) -> dict:
 
 
 def explain(store: Store, run_id: str, path: str) -> dict:
-    """The ``why --json`` answer for a path given by stored id or as ``0:1,2:0,4:2``."""
+    """The ``why --json`` answer for a path given by stored id or as ``0:1,2:0,4:2`` (on a
+    general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
+    if isinstance(ctx.network, GeneralNetwork):
+        return explain_general(store, run_id, ctx.status, ctx.network, path, WhyError)
     text, pid = "", -1
     if path.strip().lstrip("-").isdigit():
         pid = int(path)

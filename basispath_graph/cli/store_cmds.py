@@ -16,13 +16,17 @@ from rich.table import Table
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
-from ..spec import SpecError, load_spec
-from ..pipeline import execute_run
+from ..spec import SpecError, load_any_spec
+from ..errors import BadInput
+from ..general.model import GeneralNetwork
+from ..general.solve import general_summary
+from ..pipeline import execute_general_run, execute_run
 from ..store import StoreError
 from ..store.base import WriteRefused
 from ..store.library import shared_query_file
-from ..store.runs import delete_run, ingest_network, list_runs, load_run_for_resume, open_run_store, run_status
-from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_network, table_console, time_limit
+from ..store.general_networks import ingest_any
+from ..store.runs import delete_run, list_runs, load_run_for_resume, open_run_store, run_status
+from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_any_network, table_console, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -43,9 +47,35 @@ def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
         raise failure(exc) from None
 
 
+def _run_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], quiet: bool, as_json: bool, options: dict) -> None:
+    """``basispath run`` of a general spec: solve it (skeleton unless --engine says otherwise) and
+    store network, run and kept paths."""
+    try:
+        with StageProgress(not quiet) as progress:
+            outcome = execute_general_run(s, network, engine, seed, resume=resume, progress=progress, **options)
+    except BadInput as exc:  # UnsupportedIdentity / UnsupportedFeature: a network the engine does not read
+        raise fail(f"{what}: {exc}") from None
+    summary = {"run_id": outcome.run_id, "kind": "general", **general_summary(outcome.result)}
+    summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
+    if resume is not None:
+        summary["resumed_rows"] = outcome.resumed_rows
+    if as_json:
+        print(json.dumps(summary))
+        return
+    c = Console(soft_wrap=True, highlight=False)
+    verdict = "certified" if summary["certified"] else "NOT certified"
+    c.print(
+        f"run [bold]{outcome.run_id}[/] complete: {escape(network.name) or '(unnamed)'} (general) {summary['engine']}, "
+        f"{summary['basis_size']} basis paths (m - H = {network.m - network.H}), {verdict}"
+    )
+    if resume is not None:
+        c.print(f"resumed: kept the {outcome.resumed_rows} rows the killed run had committed, wrote the rest")
+    c.print(f"time: {', '.join(f'{k} {v:.3f}s' for k, v in outcome.timings.items())}", style="dim")
+
+
 def run_command(
     spec: Optional[Path] = typer.Argument(None, help="Network spec (JSON or YAML); omit with --resume."),
-    engine: str = typer.Option(DEFAULT_ENGINE, "--engine", "-e", help=ENGINE_HELP),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections) is run with skeleton unless --engine says otherwise."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
@@ -62,7 +92,9 @@ def run_command(
     """Solve a network and store the run with every artifact (substructures, U_r, chains, basis, discards).
 
     The engine is deah-complete unless --engine says otherwise: certified, with no repair;
-    --engine deah runs the paper's Algorithm DEAH faithfully and stores its repairs.
+    --engine deah runs the paper's Algorithm DEAH faithfully and stores its repairs. A general
+    spec (layers, connections) is solved by skeleton and stored with its layers, connections
+    and kept paths.
 
     Example:
 
@@ -70,8 +102,9 @@ def run_command(
         basispath run examples/resnet-style.json --engine deah --json
         basispath run --resume 3fa2c1d0
         basispath run examples/mlp.json --wait 600   # queue behind a run in progress
+        basispath run examples/general/resnet-block.json --json
     """
-    if engine not in ENGINES:
+    if engine is not None and engine not in ENGINES:
         raise fail(f"unknown engine '{engine}'; choose one of: {', '.join(ENGINES)}")
     if seed < 0:
         raise fail(f"--seed must be >= 0, got {seed}")
@@ -79,7 +112,7 @@ def run_command(
         raise fail("missing SPEC (or --resume RUN_ID)")
     if resume is not None and spec is not None:
         raise fail("give either SPEC or --resume RUN_ID, not both")
-    network = read_network(spec, max_weights) if spec is not None else None
+    network = read_any_network(spec, max_weights) if spec is not None else None
     what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
@@ -87,6 +120,11 @@ def run_command(
         try:
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
+            if isinstance(network, GeneralNetwork):
+                options = {"memory_limit": limit, "time_limit": seconds}
+                _run_general(s, what, network, engine or "skeleton", seed, resume, quiet or as_json, as_json, options)
+                return
+            engine = engine or DEFAULT_ENGINE
             with StageProgress(not (quiet or as_json)) as progress:
                 outcome = execute_run(
                     s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
@@ -341,13 +379,13 @@ def ingest_command(
     networks = []
     for path in _spec_files(specs):
         try:
-            networks.append((path, load_spec(path, max_weights=max_weights)))
+            networks.append((path, load_any_spec(path, max_weights=max_weights)))
         except SpecError as exc:
             raise fail(str(exc)) from None
     with open_for_cli(store, write=True, wait=wait) as s:
         for path, net in networks:
             try:
-                key = ingest_network(s, net)
+                key = ingest_any(s, net)
             except StoreError as exc:
                 raise failure(exc) from None
             print(f"ingested {path}: {net.name or '(unnamed)'} m = {net.m}, H = {net.H} (key {key})")

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..analysis.why import WhyError, explain
 from ..store import StoreError
@@ -55,14 +56,16 @@ def _print_local(c: Console, w: dict) -> None:
 def _print(answer: dict) -> None:
     c = Console(soft_wrap=True, highlight=False)
     stored = f" (id {answer['id']})" if answer["id"] is not None else ""
-    c.print(f"path [bold]{_path_text(answer['path'])}[/]{stored} of run {answer['run']}: [bold]{answer['status']}[/]")
+    shown = answer.get("text") or _path_text(answer["path"])  # a general run's path has its text
+    c.print(f"path [bold]{escape(shown)}[/]{stored} of run {answer['run']}: [bold]{answer['status']}[/]")
     r = answer["reason"]
     if r.get("step") == "coordinates":
         c.print(f"{r['detail']}:")
         c.print("coordinates (this path = sum of coef x basis path):")
         _print_terms(c, answer)
         return
-    c.print(f"substructure: {answer['substructure']}")
+    if "text" not in answer:  # a general run has no substructures
+        c.print(f"substructure: {answer['substructure']}")
     if r.get("step") in ("chain", "head"):
         how = "inside chain" if r["step"] == "chain" else "chain head against Q_t element, chain"
         c.print(f"discarded by SDVChain, {how} {r['chain']}: based on B of {r['pair']['from']}, discarding from {r['pair']['to']}")
@@ -96,7 +99,7 @@ def _print(answer: dict) -> None:
 
 def _print_terms(c: Console, answer: dict) -> None:
     for term in answer["certificate"]:
-        c.print(f"  {term['coef']:+d} x {_path_text(term['path'])}")
+        c.print(f"  {term['coef']:+d} x {escape(term.get('text') or _path_text(term['path']))}")
     if answer["verified"]:
         c.print("[green]verified now by vector addition[/]")
     else:
@@ -114,7 +117,9 @@ def _check_path_argument(path: str) -> None:
 
 def why_command(
     run_id: str = typer.Argument(..., help="Run id (see 'basispath runs')."),
-    path: str = typer.Argument(..., help="A stored path id, or a path written layer:index pairs, e.g. 0:1,2:0,4:2."),
+    path: str = typer.Argument(
+        ..., help="A stored path id, or a path written layer:index pairs, e.g. 0:1,2:0,4:2; on a general run a JSON path "
+        '{"nodes": [[layer, index], ...], "taps": [...]} or a file holding one.'),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
     wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
@@ -129,6 +134,7 @@ def why_command(
     Example:
 
         basispath why 3fa2c1d0 0:1,1:0,2:0,4:0
+        basispath why 5b1e0c2a '{"nodes": [["input", 0], ["stem", 1], ["conv1", 0], ["conv2", 0], ["fc", 1]], "taps": [4, 0, 8, 0]}'
     """
     _check_path_argument(path)
     with open_for_cli(store, write=False, wait=wait) as s:

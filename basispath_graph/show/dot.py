@@ -7,16 +7,21 @@ path, and chain t as ``p<r> -> p<r'>`` edges with ``class="chain<t>"`` in the ch
 A deah-complete run has no chains: its layer-pair edges are labelled with their owner ``p<idx>``,
 and its ``p<idx>`` nodes are linked in the ear order (``class="ear-order"``), each node saying
 its rule (``class="p0"``, ``"ear"`` or ``"local"``), the pairs it owns and the debts it pays.
+
+A general run (``general_dot``) is drawn at layer level: one ``L<position>`` node per layer (name,
+size, kept paths through it), one ``L<a> -> L<b>`` edge per connection labelled with its kind and
+taps (``class="dense"``, ``"diagonal"`` or ``"identity"``; identity edges dashed, in their colour).
 """
 
 from __future__ import annotations
 
 from html import escape
 
+from .general_model import GeneralOverview
 from .model import Overview, PathView, block_text
-from .palette import GREY, HIGHLIGHT, RULE_COLOURS, colours
+from .palette import GREY, HIGHLIGHT, KIND_COLOURS, RULE_COLOURS, colours
 
-__all__ = ["overview_dot", "path_dot"]
+__all__ = ["overview_dot", "path_dot", "general_dot"]
 
 
 def _q(text: str) -> str:
@@ -171,5 +176,32 @@ def path_dot(pv: PathView) -> str:
                 )
             legend.append((colour, f"{coef:+d} x kept #{kept.id} {kept.text}"))
     lines.append(f"  legend {_attrs(shape='plaintext', label=_legend(legend))};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def general_dot(ov: GeneralOverview) -> str:
+    """A general run at layer level: layers, connections by kind and taps, kept paths per layer."""
+    title = "\n".join([ov.title, ", ".join(ov.counts())])
+    lines = [
+        f"// basispath show {ov.id}: a general network at layer level (one node per layer, one edge per connection)",
+        f"digraph {_q('basispath_' + ov.id)} {{",
+        f"  graph {_attrs(label=title, labelloc='t', fontname='Helvetica', rankdir='LR')};",
+        f"  node {_attrs(fontname='Helvetica', fontsize=11, shape='box', style='rounded')};",
+        f"  edge {_attrs(fontname='Helvetica', fontsize=9)};",
+    ]
+    for l in ov.layers:
+        label = f"{l.name}\nsize {l.size}\n{l.kept} kept paths"
+        lines.append(f"  L{l.position} {_attrs(label=label, tooltip=f'layer {l.position}: {l.name}, {l.size} neurons')};")
+    for e in ov.edges:
+        style = {"style": "dashed"} if e.kind == "identity" else {}
+        colour = KIND_COLOURS[e.kind]
+        lines.append(f"  L{e.source} -> L{e.target} {_attrs(label=e.label, color=colour, fontcolor=colour, **style, **{'class': e.kind})};")
+    legend = [(KIND_COLOURS[k], text) for k, text in (
+        ("dense", "dense xT: every neuron to every neuron, T taps each"),
+        ("diagonal", "diagonal xT: neuron i to neuron i, T taps each"),
+        ("identity", "identity (dashed): neuron i to neuron i, weight fixed at 1"),
+    ) if any(e.kind == k for e in ov.edges)]
+    lines.append(f"  legend {_attrs(shape='plaintext', style='', label=_legend(legend))};")
     lines.append("}")
     return "\n".join(lines) + "\n"

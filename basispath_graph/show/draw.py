@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import io
 
+from .general_model import GeneralOverview
 from .model import Overview, PathView, StoredPath, block_text
-from .palette import GREY, HIGHLIGHT, RULE_COLOURS, colours
+from .palette import GREY, HIGHLIGHT, KIND_COLOURS, RULE_COLOURS, colours
 
-__all__ = ["draw_overview", "draw_path", "ear_order_lines", "MAX_CHAIN_ROWS"]
+__all__ = ["draw_overview", "draw_path", "draw_general", "ear_order_lines", "MAX_CHAIN_ROWS"]
 
 MAX_CHAIN_ROWS = 40  # more chains than this: the picture lists the first ones (DOT has all)
 FONT = 9
@@ -281,4 +282,51 @@ def draw_path(pv: PathView, fmt: str) -> bytes:
     if pv.equation():
         fig.text(0.5, (top - 0.54) / height, f"certificate (CERTIFIED_BY coef): {pv.equation()}",
                  ha="center", va="center", fontsize=FONT + 1)
+    return _save(fig, fmt)
+
+
+# -- a general network at layer level ------------------------------------------------------------
+
+def draw_general(ov: GeneralOverview, fmt: str) -> bytes:
+    """Layers on a line in spec order (name, size, kept paths), connections between consecutive
+    layers straight and the others as arcs above, labelled with kind and taps; identity dashed."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    n = len(ov.layers)
+    gap = max(1.3, 0.085 * max(len(l.name) for l in ov.layers) + 0.5)
+    width = max(10.0, 1.0 + (n - 1) * gap + 1.0)
+    spans = [(e.target - e.source) * gap for e in ov.edges if e.target > e.source + 1]
+    apex = max([_arc_rad(s) * s / 2 for s in spans] or [0])
+    ny, title_h = 0.9, 1.0
+    plot_h = ny + 0.45 + apex + 0.6
+    height = title_h + plot_h + 0.5
+    fig = _figure(width, height)
+    fig.text(0.5, 1 - 0.25 / height, ov.title, ha="center", va="center", fontsize=13, weight="bold")
+    fig.text(0.5, 1 - 0.6 / height, "   ".join(ov.counts()), ha="center", va="center", fontsize=FONT + 1,
+             color=HIGHLIGHT if ov.certified else "#c0392b")
+    ax = _panel(fig, 0, 0.5, width, plot_h)
+    x0 = (width - (n - 1) * gap) / 2
+    bw, bh = min(gap - 0.25, 1.2), 0.5
+    for e in ov.edges:
+        span = (e.target - e.source) * gap
+        rad = -_arc_rad(span) if e.target > e.source + 1 else 0
+        colour = KIND_COLOURS[e.kind]
+        ax.add_patch(FancyArrowPatch(
+            (x0 + e.source * gap, ny + bh / 2), (x0 + e.target * gap, ny + bh / 2),
+            connectionstyle=f"arc3,rad={rad}", arrowstyle="-|>", mutation_scale=10, shrinkA=8, shrinkB=8,
+            color=colour, lw=1.3, ls=(0, (4, 3)) if e.kind == "identity" else "-", zorder=1,
+        ))
+        top = ny + bh / 2 + (_arc_rad(span) * span / 2 if rad else 0)
+        ax.text(x0 + (e.source + e.target) / 2 * gap, top + 0.03, e.label, ha="center", va="bottom",
+                fontsize=FONT - 2, color=colour, zorder=3)
+    for l in ov.layers:
+        x = x0 + l.position * gap
+        ax.add_patch(FancyBboxPatch((x - bw / 2, ny), bw, bh, boxstyle="round,pad=0.02", fc="white", ec=HIGHLIGHT, lw=1.1, zorder=2))
+        ax.text(x, ny + bh / 2, l.name, ha="center", va="center", fontsize=FONT - 1, weight="bold", zorder=3)
+        ax.text(x, ny - 0.08, f"size {l.size}\n{l.kept} kept", ha="center", va="top", fontsize=FONT - 2, color="#555555")
+    handles = [Line2D([], [], color=KIND_COLOURS[k], lw=1.3, ls=(0, (4, 3)) if k == "identity" else "-", label=k)
+               for k in ("dense", "diagonal", "identity") if any(e.kind == k for e in ov.edges)]
+    fig.legend(handles=handles, loc="lower right", fontsize=FONT - 1, frameon=False,
+               title="connections (label: kind x taps)", title_fontsize=FONT - 1)
     return _save(fig, fmt)

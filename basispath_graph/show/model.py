@@ -13,6 +13,7 @@ from ..deah.step3_complete import BlockPlan
 from ..errors import BadInput
 from ..store import Store
 from ..store.runs import network_from_row, stored_plan
+from .general_model import load_general_overview
 from ..verify import format_path, parse_path
 
 __all__ = [
@@ -213,6 +214,8 @@ def load_run(store: Store, run_id: str) -> RunInfo:
     if not rows:
         raise ShowError(f"no run {run_id!r} in this store")
     r = rows[0]
+    if r["kind"] == "general":
+        raise ShowError(f"run {run_id} is of a general network: --path draws layered runs only; drop --path for its layer-level picture")
     network = network_from_row(r)
     steps = {row["step"]: int(row["n"]) for row in store.run("show_discard_steps", run=run_id)}
     return RunInfo(
@@ -238,7 +241,12 @@ def _decode_edges(alpha, L: int) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(divmod(int(code), L + 1) for code in alpha or []))
 
 
-def load_overview(store: Store, run_id: str) -> Overview:
+def load_overview(store: Store, run_id: str):
+    """The run's Overview (G^S, chains or ear order), or for a general run its layer-level
+    ``GeneralOverview`` (``show/general_model.py``)."""
+    rows = store.run("show_run_summary", run=run_id)
+    if rows and rows[0]["kind"] == "general":
+        return load_general_overview(store, rows[0])
     run = load_run(store, run_id)
     subs = tuple(
         Substructure(

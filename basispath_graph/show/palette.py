@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import colorsys
 
-__all__ = ["colours", "GREY", "HIGHLIGHT", "RULE_COLOURS"]
+__all__ = ["colours", "GREY", "HIGHLIGHT", "RULE_COLOURS", "KIND_COLOURS"]
 
 # matplotlib's tab10 without its grey (grey is for plain weights and unused edges).
 _BASE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
@@ -12,6 +12,8 @@ GREY = "#b0b0b0"
 HIGHLIGHT = "#111111"
 # deah-complete's rules, one colour each (tab10's green, blue and red).
 RULE_COLOURS = {"p0": "#2ca02c", "ear": "#1f77b4", "local": "#d62728"}
+# A general network's connection kinds (show of a general run): identity shortcuts stand out.
+KIND_COLOURS = {"dense": HIGHLIGHT, "diagonal": "#9467bd", "identity": "#ff7f0e"}
 
 
 def colours(n: int) -> list[str]:

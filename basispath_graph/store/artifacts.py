@@ -44,6 +44,7 @@ def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bo
         "layers": Ragged.from_rows([np.broadcast_to(np.array(b.layers), (len(b), len(b.layers))) for b in blocks]),
         "text": ArrowStrings.concat([ArrowStrings.paths(b.layers, b.nodes) for b in blocks]),  # verify.format_path
         "kept": np.full(n, kept),
+        "taps": Ragged.empty(n),  # general runs only (store/general_artifacts.py)
     }
 
 

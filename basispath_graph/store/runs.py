@@ -84,7 +84,7 @@ def live_writer_pid(store: Store, run_id: str, status: str) -> int | None:
 
 
 def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
-    """The network, engine and seed of a run that may be resumed; refuses complete runs and, on
+    """The network (layered or general), engine and seed of a run that may be resumed; refuses complete runs and, on
     Neo4j, runs whose process is still connected (``Neo4jStore.live_pids``)."""
     rows = store.run("get_run", id=run_id)
     if not rows:
@@ -96,7 +96,9 @@ def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
     if pid is not None:
         # redoing a run that its process is still writing would delete its artifacts under it
         raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
-    return network_from_row(r), r["engine"], int(r["seed"])
+    from .general_networks import stored_network  # (it imports this module)
+
+    return stored_network(store, r), r["engine"], int(r["seed"])
 
 
 def network_from_row(row: dict) -> Network:

@@ -77,14 +77,19 @@ class Expresser:
         bad = find_invalid(network, self.blocks)
         if bad is not None:
             raise InvalidPathError(f"basis {bad}")
-        self._ptr, self._wids = flatten_blocks(network, self.blocks)
+        self._prepare(*flatten_blocks(network, self.blocks), network.m)
+
+    def _prepare(self, ptr: np.ndarray, wids: np.ndarray, m: int) -> None:
+        """Peel the basis (CSR rows of weight ids over m weights) and eliminate its core: the
+        work every query shares, whatever kind of network the weight ids come from."""
+        self._ptr, self._wids = ptr, wids
         self.size = len(self._ptr) - 1
-        pr = peel(self._ptr, self._wids, network.m)
+        pr = peel(self._ptr, self._wids, m)
         self.peeled = pr.order  # peel index -> basis index
         self.private = pr.private  # peel index -> its private weight
         self.core = pr.core  # basis indices of the core, ascending
         # owner[w] = peel index of the path whose private weight is w, else -1
-        self._owner = np.full(network.m, -1, dtype=np.int64)
+        self._owner = np.full(m, -1, dtype=np.int64)
         self._owner[pr.private] = np.arange(len(pr.order), dtype=np.int64)
         self._build_core()
 
@@ -92,6 +97,9 @@ class Expresser:
 
     def _path(self, i: int) -> list[int]:
         return self._wids[self._ptr[i] : self._ptr[i + 1]].tolist()
+
+    def _weight_text(self, w: int) -> str:
+        return describe_weight(self.network, w)
 
     def _describe(self, i: int) -> str:
         start = 0
@@ -135,6 +143,13 @@ class Expresser:
         q = self.weight_ids(layers, indices)
         coefs = self._solve(q, lambda: text)
         self._verify(q, coefs, text)
+        return coefs
+
+    def express_weights(self, q: list[int], name) -> list[tuple[int, int]]:
+        """``express`` of a path given by its weight ids ``q`` (a general network's, say);
+        ``name()`` names it in an error. Verified by re-adding the vectors."""
+        coefs = self._solve(q, name)
+        self._verify(q, coefs, name())
         return coefs
 
     def express_block(self, block: PathBlock) -> list[list[tuple[int, int]]]:
@@ -198,7 +213,7 @@ class Expresser:
             except NotInSpan as exc:
                 raise NotInSpanError(
                     f"path {name()} is not in the span of the basis "
-                    f"(residual left on weight {exc.coordinate} = {describe_weight(self.network, exc.coordinate)})"
+                    f"(residual left on weight {exc.coordinate} = {self._weight_text(exc.coordinate)})"
                 ) from None
             for k in sorted(core, reverse=True):
                 t, b = core[k], self._ech_path[k]

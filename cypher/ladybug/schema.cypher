@@ -29,4 +29,14 @@ ALTER TABLE Discard ADD IF NOT EXISTS crossing INT64 DEFAULT -1;
 ALTER TABLE Discard ADD IF NOT EXISTS twin STRING DEFAULT '';
 ALTER TABLE Discard ADD IF NOT EXISTS differs INT64[] DEFAULT [];
 ALTER TABLE Discard ADD IF NOT EXISTS twin_differs INT64[] DEFAULT [];
-ALTER TABLE Discard ADD IF NOT EXISTS agrees INT64[] DEFAULT []
+ALTER TABLE Discard ADD IF NOT EXISTS agrees INT64[] DEFAULT [];
+// General networks (docs/general-networks.md): a Network of kind 'general' has GeneralLayer nodes
+// (name, size, position in the spec) and a CONNECTS relationship per connection (kind, taps, the
+// first weight id of a trainable connection, -1 for identity; position = its place in the spec).
+// Added with IF NOT EXISTS so stores made before them open and get them the next time they are
+// opened for writing; a path's taps (-1 on an identity hop, [] for layered runs) likewise.
+CREATE NODE TABLE IF NOT EXISTS GeneralLayer(uid STRING, network STRING, position INT64, name STRING, size INT64, PRIMARY KEY(uid));
+CREATE REL TABLE IF NOT EXISTS HAS_GENERAL_LAYER(FROM Network TO GeneralLayer);
+CREATE REL TABLE IF NOT EXISTS CONNECTS(FROM GeneralLayer TO GeneralLayer, position INT64, kind STRING, taps INT64, weight_offset INT64);
+ALTER TABLE Network ADD IF NOT EXISTS kind STRING DEFAULT 'layered';
+ALTER TABLE BasisPath ADD IF NOT EXISTS taps INT64[] DEFAULT []

@@ -10,5 +10,6 @@
 // param: layers LIST<LIST<INTEGER>>
 // param: text LIST<STRING>
 // param: kept LIST<BOOLEAN>
+// param: taps LIST<LIST<INTEGER>>
 UNWIND range(0, size($uid) - 1) AS i
-CREATE (:BasisPath {uid: $uid[i], run: $run[i], id: $id[i], nodes: $nodes[i], layers: $layers[i], text: $text[i], kept: $kept[i]})
+CREATE (:BasisPath {uid: $uid[i], run: $run[i], id: $id[i], nodes: $nodes[i], layers: $layers[i], text: $text[i], kept: $kept[i], taps: $taps[i]})

@@ -6,6 +6,7 @@ CREATE CONSTRAINT substructure_uid IF NOT EXISTS FOR (n:SubstructurePath) REQUIR
 CREATE CONSTRAINT subdivision_set_uid IF NOT EXISTS FOR (n:SubdivisionSet) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT chain_uid IF NOT EXISTS FOR (n:Chain) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT basis_path_uid IF NOT EXISTS FOR (n:BasisPath) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT general_layer_uid IF NOT EXISTS FOR (n:GeneralLayer) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT discard_uid IF NOT EXISTS FOR (n:Discard) REQUIRE n.uid IS UNIQUE;
 CREATE INDEX substructure_run IF NOT EXISTS FOR (n:SubstructurePath) ON (n.run);
 CREATE INDEX basis_path_run_text IF NOT EXISTS FOR (n:BasisPath) ON (n.run, n.text);

@@ -6,7 +6,7 @@ WITH r, n, count(s) AS substructure_paths, sum(CASE WHEN s.selected THEN 1 ELSE 
 OPTIONAL MATCH (c:Chain {run: $run})
 WITH r, n, substructure_paths, selected, count(c) AS chains
 OPTIONAL MATCH (d:Discard {run: $run})
-RETURN r.id AS id, n.name AS name, r.engine AS engine, r.seed AS seed, r.status AS status, r.m AS m, r.H AS H,
+RETURN r.id AS id, n.name AS name, coalesce(n.kind, 'layered') AS kind, n.key AS key, r.engine AS engine, r.seed AS seed, r.status AS status, r.m AS m, r.H AS H,
        r.basis_size AS basis_size, r.certified AS certified, r.raw_certified AS raw_certified,
        r.repairs AS repairs, r.repairs_needed AS repairs_needed, r.timings AS timings,
        substructure_paths, selected, chains,

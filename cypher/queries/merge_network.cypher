@@ -7,7 +7,7 @@
 // param: H INTEGER
 // param: layers LIST<MAP>
 MERGE (n:Network {key: $key})
-ON CREATE SET n.name = $name, n.widths = $widths, n.skips = $skips, n.m = $m, n.H = $H
+ON CREATE SET n.kind = 'layered', n.name = $name, n.widths = $widths, n.skips = $skips, n.m = $m, n.H = $H
 WITH n
 UNWIND $layers AS layer
 MERGE (l:Layer {uid: layer.uid})

@@ -1,0 +1,91 @@
+"""``basispath why`` on a general run: is a path kept, and if not, its coordinates over the
+run's stored basis, re-verified now by vector addition (``analysis/general_coordinates.py``).
+
+A path is given by its stored id, or in the JSON form ``{"nodes": [[layer, index], ...],
+"taps": [...]}`` (``general.paths.read_general_path``), as text or in a file holding it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import BadInput
+from ..export import read_json_file
+from ..general.model import GeneralNetwork
+from ..general.paths import GeneralPath, format_general_path, path_problem, read_general_path
+from ..store import Store
+from ..verify import ExpressError
+from .general_coordinates import blocks_from_stored, general_coordinates, general_path_json, stored_general_path
+
+__all__ = ["read_general_path_argument", "explain_general"]
+
+_FORMS = 'give a stored path id, a JSON path {"nodes": [[layer, index], ...], "taps": [...]} or a file holding one'
+
+
+def read_general_path_argument(net: GeneralNetwork, text: str, error=BadInput) -> GeneralPath:
+    """A path of ``net`` from JSON text or a JSON file; ``error`` (one line) when it is neither
+    or not a path of the network."""
+    raw = text.strip()
+    source = "path"
+    if raw.startswith("{"):
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise error(f"cannot read path {text!r}: not JSON; {_FORMS}") from None
+    elif Path(raw).is_file():
+        source = raw
+        try:
+            data = read_json_file(raw)
+        except BadInput as exc:
+            raise error(str(exc)) from None
+    else:
+        raise error(f"cannot read path {text!r}: {_FORMS}")
+    try:
+        path = read_general_path(net, data, source)
+    except BadInput as exc:
+        raise error(str(exc)) from None
+    problem = path_problem(net, path)
+    if problem:
+        raise error(f"{format_general_path(net, path) if path[0] else source} is not a path of network {net.name or '(unnamed)'}: {problem}")
+    return path
+
+
+def explain_general(store: Store, run_id: str, status: str, net: GeneralNetwork, path: str, error=BadInput) -> dict:
+    """The ``why --json`` answer on a general run: ``status`` 'kept' (with its id), or for a path
+    that is not kept its coordinates over the run's basis (``"not a candidate"`` for a path the
+    run never stored), re-verified by vector addition (``verified``)."""
+    text, pid = "", -1
+    if path.strip().isdigit():
+        pid = int(path.strip())
+    else:
+        text = format_general_path(net, read_general_path_argument(net, path, error))
+    rows = store.run("general_path", run=run_id, text=text, id=pid)
+    if not rows and pid >= 0:
+        raise error(f"path id {pid} is not a path of run {run_id}")
+    if rows:
+        target = stored_general_path(net, rows[0])
+        text = format_general_path(net, target)
+    else:
+        target = read_general_path_argument(net, path, error)
+    answer = {"run": run_id, "path": general_path_json(net, target), "text": text, "id": rows[0]["id"] if rows else None,
+              "substructure": None}
+    if rows and rows[0]["kept"]:
+        return {**answer, "status": "kept", "reason": {"step": "kept", "detail": "kept: a path of the run's basis"},
+                "certificate": [{"coef": 1, "path": answer["path"], "text": text, "id": rows[0]["id"]}], "verified": True}
+    if status != "complete":
+        raise error(f"path {text} is not kept by run {run_id}, and the run is {status}: no basis to express it over")
+    kept = store.run("general_kept_paths", run=run_id)
+    try:
+        coords = general_coordinates(net, blocks_from_stored(net, kept), target)
+    except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
+        raise error(f"cannot express {text} over the basis of run {run_id}: {exc}") from None
+    ids = [row["id"] for row in kept]
+    detail = "discarded by the run" if rows else "never a candidate of this run: its coordinates over the run's basis"
+    return {
+        **answer,
+        "status": "discarded" if rows else "not a candidate",
+        "reason": {"step": "coordinates", "detail": detail},
+        "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": ids[t["index"]]} for t in coords["coordinates"]],
+        "verified": coords["verified"],
+    }
