@@ -322,3 +322,34 @@ def test_compare_the_same_spec_twice_needs_no_store(tmp_path, monkeypatch):
     cols = json.loads(cli("compare", str(spec), str(spec), "--json").stdout)
     assert len(cols) == 2 and all(c["certified"] for c in cols)
     assert cols[0]["timings"].keys() <= {"engine", "certify"}  # the skeleton's times under the step names
+
+
+NOREP = {  # faithful deah's raw union on this core leaves a weight of L2 -> L4 on no kept path
+    "name": "norep",
+    "layers": [{"name": f"L{k}", "size": s} for k, s in enumerate([2, 2, 3, 3, 3, 1, 4])],
+    "connections": [{"from": f"L{a}", "to": f"L{b}", **({"taps": 2} if (a, b) == (2, 4) else {})}
+                    for a, b in [(0, 1), (0, 3), (1, 2), (1, 3), (1, 5), (1, 6), (2, 3), (2, 4), (2, 6), (3, 4), (4, 5), (5, 6)]],
+}
+
+
+def test_unrepaired_faithful_deah_with_taps_reports_the_shortfall(tmp_path):
+    """--no-repair: the raw union is reported NOT certified (exit 1), never an internal error;
+    repaired, the same network certifies."""
+    spec = tmp_path / "norep.json"
+    spec.write_text(json.dumps(NOREP))
+    m, H = oracle_m(NOREP), oracle_H(NOREP)
+    raw = solve_general(load_general(spec), "deah", repair=False)
+    assert not raw.certified and raw.verdict.defect == f"size {raw.basis_size} != m - H = {m - H}" and raw.basis_size < m - H
+    r = cli("solve", str(spec), "--engine", "deah", "--no-repair", "--json", check=1)
+    assert json.loads(r.stdout)["certified"] is False
+    assert json.loads(cli("solve", str(spec), "--engine", "deah", "--json").stdout)["certified"]
+
+
+def test_compare_counts_of_layered_specs_plots_their_sizes(tmp_path):
+    from PIL import Image
+
+    plot = tmp_path / "c.png"
+    specs = [str(ROOT / "examples" / n) for n in ("mlp.json", "resnet-style.json")]
+    cli("compare", *specs, "--counts", "--plot", str(plot))
+    drawn = json.loads(Image.open(plot).text["Description"])
+    assert drawn["sizes"][0] == ["m (weights)", "#4c72b0", [78, 150]] and "connections" not in drawn

@@ -201,6 +201,7 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
 
     if isinstance(network, GeneralNetwork):
         from ..general.paper_setting import UnsupportedFeature
+        from ..general.skeleton import UnsupportedIdentity
         from ..general.solve import solve_general
 
         label = column_label(network.name or path.stem, engine)
@@ -212,8 +213,8 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
         try:
             result = solve_general(network, engine, seed, memory_limit=memory_limit)
             return column_from_general(label, result)
-        except UnsupportedFeature as exc:
-            raise UnsupportedFeature(f"{path}: {exc}") from None
+        except (UnsupportedFeature, UnsupportedIdentity) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
     label = column_label(network.name or path.stem, engine)
     if store is not None:
         found = store.run("find_complete_run", key=network_key(network), engine=engine, seed=seed)

@@ -2,7 +2,8 @@
 
 Panels: for solved columns, Step 3's discards and repairs, the selected substructures, the time
 per step; when a column is a general network, first its sizes (m, |B| and H, log scale) and its
-connections by kind. ``compare --counts`` (nothing solved) draws only those two.
+connections by kind. ``compare --counts`` (nothing solved) draws only those (the sizes alone
+for layered specs).
 
 Each panel's legend sits to the right of its axes, so it never covers a bar however tall the
 bars are. The bars are built from plain data series (``discard_series``, ``block_series``) so
@@ -98,20 +99,22 @@ def comparison_figure(columns):
     from matplotlib.figure import Figure
 
     x = list(range(len(columns)))
-    panels = (2 if _general(columns) else 0) + (3 if _solved(columns) else 0)
+    sizes = _general(columns) or not _solved(columns)  # --counts of layered specs: sizes only
+    panels = sizes + _general(columns) + (3 if _solved(columns) else 0)
     fig = Figure(figsize=(max(10, 1.6 * len(columns) + 6), 11 * panels / 3), layout="constrained")
     FigureCanvasAgg(fig)
     fig.suptitle("basispath compare", fontsize=14)
     axes = list(fig.subplots(panels, 1)) if panels > 1 else [fig.subplots(1, 1)]
     todo = iter(axes)
 
-    if _general(columns):
+    if sizes:
         ax = next(todo)
         for k, (label, colour, values) in enumerate(size_series(columns)):
             bars = ax.bar([i + (k - 1) * 0.27 for i in x], values, width=0.27, label=label, color=colour)
             ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=7, rotation=90, padding=2)
         ax.set_yscale("log")
         ax.set_title("sizes (log scale): m, |B| = m - H, H")
+    if _general(columns):
         ax = next(todo)
         _stack(ax, x, connection_series(columns), 0.6)
         ax.set_title("connections by kind")
@@ -121,7 +124,9 @@ def comparison_figure(columns):
         _stack(ax, [i - 0.2 for i in x], discard_series(columns), 0.4)
         repairs = ax.bar([i + 0.2 for i in x], [c.values.get("repairs") or 0 for c in columns], width=0.4,
                          label="repairs (drops + re-admissions)", color=REPAIRS_COLOUR)
-        ax.bar_label(repairs, fontsize=8)  # a 0 written out: "no repair" is a result, not a missing bar
+        # a 0 written out: "no repair" is a result, not a missing bar (but nothing for a column not solved)
+        ax.bar_label(repairs, labels=["" if c.values.get("engine") == "counts" else str(c.values.get("repairs") or 0) for c in columns],
+                     fontsize=8)
         ax.set_title("Step 3's discards by rule (left bar) and repairs (right bar)")
 
         ax = next(todo)
@@ -151,7 +156,9 @@ def comparison_figure(columns):
 def plotted_data(columns) -> dict:
     """What the figure shows apart from the times (which change run to run): stored in the PNG's
     Description text, so a check can tell a stale picture from a re-run (tools/tutorial.py)."""
-    general = {"sizes": size_series(columns), "connections": connection_series(columns)} if _general(columns) else {}
+    general = {"sizes": size_series(columns)} if _general(columns) or not _solved(columns) else {}
+    if _general(columns):
+        general["connections"] = connection_series(columns)
     return {
         "labels": [c.label for c in columns],
         **general,

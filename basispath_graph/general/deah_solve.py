@@ -6,7 +6,8 @@
    for faithful deah) runs on the core with one weight per neuron pair, read as tap 0. Its kept
    paths, discards and certificates are those of a layered run, unchanged.
 2. **Tap lift.** For every other tap t of a core weight (u, v): the first kept path through
-   (u, v) (in basis order), with tap t instead of 0 on that hop. The weight (u, v, t) lies on
+   (u, v) (in basis order), with tap t instead of 0 on that hop (a weight on no kept path, which
+   only an unrepaired faithful deah union can leave, gets none: the count then falls short). The weight (u, v, t) lies on
    that path only, so the lifted paths are independent of everything else.
 3. **Extra layers.** Every weight of an extra connection gets one path: from an extra input
    neuron x into core neuron v, x + (x, v) + the core walk forward from v along each layer's
@@ -67,9 +68,9 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
             new = owner_block[weights] < 0
             owner_block[weights[new]] = k
             owner_row[weights[new]] = first_row[new]
-        if (owner_block < 0).any():  # a basis spans every path, so every weight is on a kept path
-            raise AssertionError(f"core weight {int(np.argmax(owner_block < 0))} of pair {pair} lies on no kept path")
-        for k in np.unique(owner_block):
+        # A basis spans every path, so every weight lies on a kept path; faithful deah's raw union
+        # (repair=False) may miss some: their taps are left out and the count shows it.
+        for k in np.unique(owner_block[owner_block >= 0]):
             rows = owner_row[owner_block == k]
             template = core_block(setting, basis[int(k)].take(rows))
             nodes = np.repeat(template.nodes, taps - 1, axis=0)  # each template once per tap 1 .. taps-1

@@ -65,8 +65,9 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     net : GeneralNetwork
         From ``load_general`` (a general spec, or a layered one read as general).
     engine : {"skeleton", "deah-complete", "deah"}
-        "skeleton" (the default): every general network whose identity edges form chains, linear
-        time. "deah-complete" / "deah": a network in the paper's setting (a layered core of dense
+        "skeleton" (the default): every general network in which each layer has a trainable
+        connection in (unless an input) and out (unless an output), or whose identity edges form
+        chains; linear time. "deah-complete" / "deah": a network in the paper's setting (a layered core of dense
         connections) plus kernel taps, biases and other extra inputs and outputs
         (``general.deah_solve``, docs/general-networks.md).
     seed, options
