@@ -353,3 +353,14 @@ def test_compare_counts_of_layered_specs_plots_their_sizes(tmp_path):
     cli("compare", *specs, "--counts", "--plot", str(plot))
     drawn = json.loads(Image.open(plot).text["Description"])
     assert drawn["sizes"][0] == ["m (weights)", "#4c72b0", [78, 150]] and "connections" not in drawn
+
+
+def test_time_guard_refuses_a_deah_engine_on_a_large_general_network(tmp_path):
+    from basispath_graph.guards import SECONDS
+
+    spec = _preset(tmp_path, "resnet20")
+    m = parse_general(json.loads(spec.read_text()), "r", 10**7).m
+    model = SECONDS["general deah"]
+    r = cli("solve", str(spec), "--engine", "deah", "--max-seconds", "0.1", check=2)
+    assert r.stderr == (f"error: {spec}: deah on this general network would take about {model(m):.2g} s (at least {model.lowest * model(m):.2g} s), "
+                        "over the limit of 0.1 s; raise --max-seconds / BASISPATH_MAX_SECONDS, or use --engine skeleton\n")

@@ -111,6 +111,8 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         if memory_limit is not None:
             check_memory(f"{engine} on this general network", MEMORY["general deah"], net.m, 0, memory_limit,
                          f"raise --max-memory-gb / {MEMORY_ENV}, or use --engine skeleton")
+        check_time(f"{engine} on this general network", SECONDS["general deah"], net.m, 0, time_limit,
+                   f"raise --max-seconds / {TIME_ENV}, or use --engine skeleton")
         return solve_general_deah(net, engine, seed, **options)
     if memory_limit is not None:
         check_memory("skeleton", MEMORY["skeleton"], net.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}")
