@@ -83,6 +83,7 @@ def test_bulk_load_in_batches_writes_exactly_the_rows_and_reports_each_commit(em
         store.bulk("insert_basis_paths", {
             "uid": [f"r1:{i}" for i in range(n)], "run": ["r1"] * n, "id": np.arange(n, dtype=np.int64),
             "nodes": nodes, "layers": layers, "text": [f"path {i}" for i in range(n)], "kept": np.arange(n) % 2 == 0,
+            "taps": Ragged.empty(n),  # a layered path has no taps (general paths have one per hop)
         }, committed)
         assert seen == [(4, 5), (4, 9), (2, 11)]  # the Run node and the paths committed so far
 
