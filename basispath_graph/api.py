@@ -16,7 +16,7 @@ from .export import basis_paths_of, read_basis_file, read_json_file
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
 from .solver import SolveResult
-from .analysis.general_coordinates import block_general_paths
+from .general.blocks import block_general_paths
 from .general.model import GeneralNetwork, from_layered, is_general_spec, parse_general
 from .general.paths import certify_general, general_basis_of
 from .general.solve import GeneralResult

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .analysis.compare import Comparison, column_from_run
-from .analysis.general_coordinates import block_general_paths, stored_general_path
+from .analysis.general_coordinates import stored_general_path
+from .general.blocks import block_general_paths
 from .analysis.why import explain
 from .errors import StoreError
 from .general.model import GeneralNetwork

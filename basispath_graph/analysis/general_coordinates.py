@@ -13,14 +13,14 @@ from collections import Counter
 
 import numpy as np
 
-from ..general.blocks import GeneralBlock, block_weight_ids, flatten_general
+from ..general.blocks import GeneralBlock, block_general_paths, block_weight_ids, flatten_general, general_path_json
 from ..general.model import GeneralNetwork
 from ..general.paths import GeneralPath, format_general_path, path_block
 from ..linalg.checks import combination_equals
 from ..verify.express import Expresser, InvalidPathError
 
-__all__ = ["GeneralExpresser", "general_coordinates", "general_path_weights", "check_general_certificate", "general_path_json",
-           "blocks_from_stored", "block_general_paths", "stored_general_path", "weight_text"]
+__all__ = ["GeneralExpresser", "general_coordinates", "general_path_weights", "check_general_certificate",
+           "blocks_from_stored", "stored_general_path", "weight_text"]
 
 
 def general_path_weights(net: GeneralNetwork, path: GeneralPath) -> Counter:
@@ -39,12 +39,6 @@ def check_general_certificate(net: GeneralNetwork, target: GeneralPath, terms: l
         general_path_weights(net, target).elements(),
         ((coef, general_path_weights(net, p).elements()) for coef, p in terms),
     )
-
-
-def general_path_json(net: GeneralNetwork, path: GeneralPath) -> dict:
-    """The JSON form ``{"nodes": [[name, index], ...], "taps": [...]}`` (null on identity hops)."""
-    nodes, taps = path
-    return {"nodes": [[net.layers[l].name, int(i)] for l, i in nodes], "taps": [None if t is None else int(t) for t in taps]}
 
 
 def stored_general_path(net: GeneralNetwork, row: dict) -> GeneralPath:
@@ -125,22 +119,12 @@ def blocks_from_stored(net: GeneralNetwork, rows: list[dict]) -> list[GeneralBlo
     return blocks
 
 
-def block_general_paths(net: GeneralNetwork, block: GeneralBlock) -> list[GeneralPath]:
-    """Every path of ``block`` as a GeneralPath (``((layer, index), ...), taps``, None on identity hops)."""
-    trainable = [net.connections[k].trainable for k in block.hops]
-    return [
-        (tuple(zip(block.layers, row)), tuple(t if tr else None for t, tr in zip(trow, trainable)))
-        for row, trow in zip(block.nodes.tolist(), block.taps.tolist())
-    ]
-
-
 def block_path(net: GeneralNetwork, blocks: list[GeneralBlock], index: int) -> GeneralPath:
     """Path ``index`` of the concatenation of ``blocks``."""
     for b in blocks:
         if index < len(b):
-            trainable = [net.connections[k].trainable for k in b.hops]
-            nodes = tuple((l, int(i)) for l, i in zip(b.layers, b.nodes[index]))
-            return nodes, tuple(int(t) if tr else None for t, tr in zip(b.taps[index], trainable))
+            one = GeneralBlock(b.layers, b.hops, b.nodes[index : index + 1], b.taps[index : index + 1])
+            return block_general_paths(net, one)[0]
         index -= len(b)
     raise IndexError(index)
 

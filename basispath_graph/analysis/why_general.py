@@ -16,7 +16,8 @@ from ..general.model import GeneralNetwork
 from ..general.paths import GeneralPath, format_general_path, path_problem, read_general_path
 from ..store import Store
 from ..verify import ExpressError
-from .general_coordinates import blocks_from_stored, general_coordinates, general_path_json, stored_general_path
+from ..general.blocks import general_path_json
+from .general_coordinates import blocks_from_stored, general_coordinates, stored_general_path
 
 __all__ = ["read_general_path_argument", "explain_general"]
 

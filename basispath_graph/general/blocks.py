@@ -14,7 +14,8 @@ import numpy as np
 
 from .model import GeneralNetwork
 
-__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "connection_weights"]
+__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_general_paths", "general_path_json",
+           "connection_weights"]
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,21 @@ def flatten_general(net: GeneralNetwork, blocks: list[GeneralBlock]) -> tuple[np
     return ptr, wids
 
 
-def block_paths(net: GeneralNetwork, block: GeneralBlock) -> list[dict]:
-    """The paths of a block in the export form ``{"nodes": [[name, index], ...], "taps": [...]}``."""
-    names = [net.layers[l].name for l in block.layers]
+def block_general_paths(net: GeneralNetwork, block: GeneralBlock) -> list:
+    """Every path of ``block`` as a GeneralPath (``((layer, index), ...), taps``, None on identity hops)."""
     trainable = [net.connections[k].trainable for k in block.hops]
     return [
-        {"nodes": [[n, int(i)] for n, i in zip(names, row)], "taps": [int(t) if tr else None for t, tr in zip(trow, trainable)]}
+        (tuple(zip(block.layers, row)), tuple(t if tr else None for t, tr in zip(trow, trainable)))
         for row, trow in zip(block.nodes.tolist(), block.taps.tolist())
     ]
+
+
+def general_path_json(net: GeneralNetwork, path) -> dict:
+    """The JSON form ``{"nodes": [[name, index], ...], "taps": [...]}`` (null on identity hops)."""
+    nodes, taps = path
+    return {"nodes": [[net.layers[l].name, int(i)] for l, i in nodes], "taps": [None if t is None else int(t) for t in taps]}
+
+
+def block_paths(net: GeneralNetwork, block: GeneralBlock) -> list[dict]:
+    """The paths of a block in the export form ``{"nodes": [[name, index], ...], "taps": [...]}``."""
+    return [general_path_json(net, p) for p in block_general_paths(net, block)]
