@@ -9,32 +9,36 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .analysis.compare import Comparison, column_from_result, column_label
-from .analysis.coordinates import coordinates as _coordinates
+from .analysis.compare import Comparison, column_from_general, column_from_result, column_label
+from .analysis.coordinates import coordinates
+from .analysis.general_coordinates import general_coordinates
 from .errors import BadInput
-from .export import basis_paths_of, read_basis_file, read_json_file
+from .export import basis_paths_of, read_json_file
+from .general.blocks import block_general_paths
+from .general.model import from_layered
+from .spec import is_general_spec, parse_general
+from .general.paths import certify_general, general_basis_of, path_block, read_any_general_path
+from .general.solve import solve_general
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
-from .solver import SolveResult
-from .general.blocks import block_general_paths
-from .general.model import GeneralNetwork, from_layered, is_general_spec, parse_general
-from .general.paths import certify_general, general_basis_of
-from .general.solve import GeneralResult
+from .result import Result
+from .solver import DEFAULT_ENGINE, solve as solve_layered
 from .spec import DEFAULT_MAX_WEIGHTS, load_any_spec, parse_spec, resolve_max_weights
-from .spec import load_spec as _load_spec_file
-from .verify import Verdict
+from .verify import Verdict, read_path
 from .verify import certify as _certify_blocks
 
-__all__ = ["load_spec", "load_general", "preset", "preset_families", "certify", "compare", "express"]
+__all__ = ["load_spec", "load_general", "solve", "solve_general", "default_engine", "preset", "preset_families", "certify", "compare", "express"]
 
 
 def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
-    """Read a network spec from a file (JSON or YAML) or from a mapping.
+    """Read a network spec of any form from a file (JSON or YAML) or from a mapping.
 
     Parameters
     ----------
-    source : str, os.PathLike or mapping
-        A spec file, or the spec itself: ``{"name": ..., "widths": [...], "skips": [[a, b], ...]}``.
+    source : str, os.PathLike, mapping or Network
+        A spec file, or the spec itself: layered ``{"name", "widths", "skips"}`` or general
+        ``{"name", "layers", "connections"}`` (docs/general-networks.md). A Network is returned
+        as it is.
     max_weights : int or None
         Refuse networks with more weights (default 50,000,000; None reads
         ``$BASISPATH_MAX_WEIGHTS``).
@@ -42,6 +46,7 @@ def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Netwo
     Returns
     -------
     Network
+        In the form the spec has (``is_layered``).
 
     Raises
     ------
@@ -54,53 +59,119 @@ def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Netwo
     >>> net = load_spec({"name": "fig1b", "widths": [2, 2, 3, 2, 2], "skips": [[0, 2], [1, 3]]})
     >>> net.m, net.H
     (30, 7)
+    >>> conv = load_spec({"layers": [{"name": "bias", "size": 1}, {"name": "x", "size": 3}, {"name": "y", "size": 2}],
+    ...                   "connections": [{"from": "x", "to": "y", "taps": 9}, {"from": "bias", "to": "y"}]})
+    >>> conv.m, conv.H, conv.is_layered
+    (56, 0, False)
     >>> load_spec({"widths": [2, 0, 2]})
     Traceback (most recent call last):
     ...
     basispath_graph.spec.SpecError: <spec>: widths[1] must be an integer >= 1, got 0
     """
-    if isinstance(source, Mapping):
-        return parse_spec(source, "<spec>", max_weights)
-    return _load_spec_file(source, max_weights=max_weights)
-
-
-def load_general(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> GeneralNetwork:
-    """Read any spec as a general network (docs/general-networks.md): a general spec (layers,
-    connections) from a file or a mapping, or a layered one (widths, skips) as its general form.
-
-    Parameters
-    ----------
-    source : str, os.PathLike or mapping
-        A spec file (JSON or YAML) or the spec itself.
-    max_weights : int or None
-        Refuse networks with more weights (default 50,000,000; None reads ``$BASISPATH_MAX_WEIGHTS``).
-
-    Returns
-    -------
-    GeneralNetwork
-        ``m``, ``H``, ``basis_size``, ``layers``, ``connections``; solve it with ``solve_general``.
-
-    Raises
-    ------
-    SpecError
-        (a :class:`~basispath_graph.errors.BadInput`) the one-line message ``basispath`` prints.
-
-    Examples
-    --------
-    >>> net = load_general({"layers": [{"name": "bias", "size": 1}, {"name": "x", "size": 3}, {"name": "y", "size": 2}],
-    ...                     "connections": [{"from": "x", "to": "y", "taps": 9}, {"from": "bias", "to": "y"}]})
-    >>> net.m, net.H, net.basis_size
-    (56, 0, 56)
-    >>> load_general({"widths": [2, 3, 2]}).m
-    12
-    """
+    if isinstance(source, Network):
+        return source
+    if not isinstance(source, (Mapping, str, bytes, os.PathLike)):
+        raise BadInput(f"a network is a Network, a spec (mapping) or a spec file, got {type(source).__name__}")
     if isinstance(source, Mapping):
         limit = resolve_max_weights(max_weights)
         if is_general_spec(source) and "widths" not in source:
             return parse_general(source, "<spec>", limit)
-        return from_layered(parse_spec(source, "<spec>", limit))
-    network = load_any_spec(source, max_weights)
-    return network if isinstance(network, GeneralNetwork) else from_layered(network)
+        return parse_spec(source, "<spec>", limit)
+    return load_any_spec(source, max_weights)
+
+
+def load_general(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
+    """``load_spec`` in the general form: a layered spec comes back as layers "0".."L" joined by
+    dense connections (same m, H and paths). Kept for older code; ``load_spec`` reads every form.
+
+    Returns
+    -------
+    Network
+        In the general form (``is_layered`` False).
+
+    Examples
+    --------
+    >>> load_general({"widths": [2, 3, 2]})
+    Network(name='', 3 layers, 2 connections, m=12, H=3)
+    """
+    network = load_spec(source, max_weights=max_weights)
+    return network if not network.is_layered else from_layered(network)
+
+
+def default_engine(network: Network) -> str:
+    """The engine ``solve`` uses when none is named: ``deah-complete`` on a layered network (the
+    paper's setting), ``skeleton`` on a general one (it reads every general network; the DEAH
+    engines read those whose core is in the paper's setting: name them to use them).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> default_engine(Network([2, 3, 2])), default_engine(load_general({"widths": [2, 3, 2]}))
+    ('deah-complete', 'skeleton')
+    """
+    return DEFAULT_ENGINE if network.is_layered else "skeleton"
+
+
+def solve(source, engine: str | None = None, seed: int = 0, **options) -> Result:
+    """Find a basis path set of any network and certify it exactly (``basispath solve``).
+
+    Parameters
+    ----------
+    source : Network, mapping or path
+        A network, a spec (layered or general) or a spec file (``load_spec`` reads it).
+    engine : {"deah-complete", "deah", "skeleton"}, optional
+        Default: :func:`default_engine` (deah-complete on a layered network, skeleton on a
+        general one). "deah-complete": Steps 1-2 of DEAH, Step 3 by hop ownership, certified
+        with no repair (docs/deah-complete.md). "deah": the paper's algorithm, faithfully,
+        repaired visibly when its union is not a basis. "skeleton": one designated path per
+        weight beyond the hidden neurons (linear time). On a general network the DEAH engines
+        run on its layered core, plus the tap lift, the extra layers and the identity forest
+        (docs/general-networks.md).
+    seed : int
+        Seed of the shared choice rule; 0 is the identity order.
+    **options
+        ``repair`` (deah: False returns the raw union), ``certificates``, ``memory_limit``
+        (bytes), ``time_limit`` (seconds), ``max_substructures``, ``on_stage`` (a callback
+        given each stage name as it starts).
+
+    Returns
+    -------
+    Result
+        The same type for every network and engine: ``certified``, ``m``, ``H``, ``basis``,
+        ``basis_paths``, ``discarded`` (rule and certificate each), ``parts``, ``why(path)``,
+        ``express(path)``, ``summary()``, ``export()``.
+
+    Raises
+    ------
+    BadInput
+        an unreadable spec, an unknown engine, or (``UnsupportedFeature``) a general network
+        the named DEAH engine does not read.
+    LimitExceeded
+        an estimate over ``memory_limit`` or ``time_limit``; deah's P^S too large.
+
+    Examples
+    --------
+    >>> r = solve({"name": "fig1b", "widths": [2, 2, 3, 2, 2], "skips": [[0, 2], [1, 3]]})
+    >>> r.certified, r.basis_size, len(r.discarded)
+    (True, 23, 9)
+    >>> solve(r.network, engine="deah").repairs_needed  # faithful DEAH is not a basis here
+    3
+    >>> conv = {"layers": [{"name": "bias", "size": 1}, {"name": "x", "size": 2}, {"name": "h", "size": 3},
+    ...                    {"name": "y", "size": 2}],
+    ...         "connections": [{"from": "x", "to": "h", "taps": 9}, {"from": "h", "to": "y"},
+    ...                         {"from": "bias", "to": "h"}, {"from": "bias", "to": "y"}]}
+    >>> r = solve(conv, engine="deah-complete")
+    >>> r.certified, r.basis_size, r.parts["tap_lift"]
+    (True, 62, 48)
+    """
+    network = load_spec(source)
+    engine = engine or default_engine(network)
+    if network.is_layered:
+        return solve_layered(network, engine, seed, **options)
+    return solve_general(network, engine, seed, **options)
 
 
 def preset(
@@ -155,17 +226,39 @@ def preset_families() -> dict[str, str]:
     return {name: family.description for name, family in FAMILIES.items()}
 
 
-def _basis_blocks(basis) -> list[PathBlock]:
-    """Blocks of any form a basis comes in (see :func:`certify`)."""
-    if isinstance(basis, SolveResult):
+def _basis_blocks(network: Network, basis) -> list[PathBlock]:
+    """Blocks of any form a basis of a layered network comes in (see :func:`certify`)."""
+    if isinstance(basis, Result):
         return list(basis.basis)
     if isinstance(basis, (str, os.PathLike)):
-        return blocks_from_json(read_basis_file(basis))
+        basis = read_json_file(basis)
     if hasattr(basis, "basis_paths"):  # a StoredRun
         basis = basis.basis_paths
     if isinstance(basis, (list, tuple)) and basis and all(isinstance(b, PathBlock) for b in basis):
         return list(basis)
+    if isinstance(basis, (list, tuple)):  # text paths ("0:1,1:0,2:1") as [layer, index] pairs
+        basis = [[list(q) for q in zip(*read_path(p))] if isinstance(p, str) else p for p in basis]
     return blocks_from_json(basis_paths_of(basis))
+
+
+def _general_paths(network: Network, basis) -> list:
+    """General paths of any form a basis of a general network comes in: a Result, a StoredRun,
+    an export document or file, or a list of paths (JSON form, JSON text or tuples)."""
+    if isinstance(basis, Result):
+        return [p for b in basis.basis for p in block_general_paths(network, b)]
+    if hasattr(basis, "basis_paths"):  # a StoredRun
+        return list(basis.basis_paths)
+    if isinstance(basis, (str, os.PathLike)):
+        basis = read_json_file(basis)
+    if isinstance(basis, (list, tuple)) and basis and all(isinstance(p, (tuple, str)) for p in basis):
+        return [read_any_general_path(network, p) for p in basis]
+    return general_basis_of(network, basis, "basis")
+
+
+def _check_network(network, what: str) -> Network:
+    if not isinstance(network, Network):
+        raise BadInput(f"{what} needs a Network, got {type(network).__name__}")
+    return network
 
 
 def certify(network: Network, basis) -> Verdict:
@@ -177,11 +270,12 @@ def certify(network: Network, basis) -> Verdict:
 
     Parameters
     ----------
-    network : Network or GeneralNetwork
-    basis : SolveResult, StoredRun, export document, file path, or list of paths
-        A path is a sequence of (layer, index) pairs from layer 0 to layer L. A file is an
-        export of ``solve --export`` or a bare JSON list of paths. For a GeneralNetwork: a
-        GeneralResult, a StoredRun of it, an export, or general paths (JSON form or tuples).
+    network : Network
+    basis : Result, StoredRun, export document, file path, or list of paths
+        Paths in every form ``Result.why`` takes: for a layered network sequences of (layer,
+        index) pairs from layer 0 to layer L or their text ``"0:1,1:0,2:1"``; for a general
+        one ``{"nodes", "taps"}`` objects, their JSON text, or ``((layer, index), ...), taps``
+        tuples. A file is an export of ``solve --export`` or a bare JSON list of paths.
 
     Returns
     -------
@@ -207,25 +301,9 @@ def certify(network: Network, basis) -> Verdict:
     >>> certify(net, [[(0, 0), (1, 0), (2, 0)]]).defect
     'size 1 != m - H = 2'
     """
-    if isinstance(network, GeneralNetwork):
+    if not _check_network(network, "certify").is_layered:
         return certify_general(network, _general_paths(network, basis))
-    if not isinstance(network, Network):
-        raise BadInput(f"certify needs a Network, got {type(network).__name__}")
-    return _certify_blocks(network, _basis_blocks(basis))
-
-
-def _general_paths(network: GeneralNetwork, basis) -> list:
-    """General paths of any form a basis of a general network comes in: a GeneralResult, a
-    StoredRun, an export document or file, or a list of paths (JSON form or tuples)."""
-    if isinstance(basis, GeneralResult):
-        return [p for b in basis.blocks for p in block_general_paths(network, b)]
-    if hasattr(basis, "basis_paths"):  # a StoredRun
-        return list(basis.basis_paths)
-    if isinstance(basis, (str, os.PathLike)):
-        basis = read_json_file(basis)
-    if isinstance(basis, (list, tuple)) and basis and all(isinstance(p, tuple) for p in basis):
-        return list(basis)
-    return general_basis_of(network, basis, "basis")
+    return _certify_blocks(network, _basis_blocks(network, basis))
 
 
 def express(network: Network, basis, path) -> dict:
@@ -236,9 +314,9 @@ def express(network: Network, basis, path) -> dict:
     Parameters
     ----------
     network : Network
-    basis : SolveResult, StoredRun, export document, file path, or list of paths (as for :func:`certify`)
-    path : str or sequence of (layer, index) pairs
-        ``"0:1,1:0,2:1"`` or ``[(0, 1), (1, 0), (2, 1)]``.
+    basis : Result, StoredRun, export document, file path, or list of paths (as for :func:`certify`)
+    path : a path in any form ``Result.why`` takes
+        ``"0:1,1:0,2:1"`` or ``[(0, 1), (1, 0), (2, 1)]``; a general path ``{"nodes", "taps"}``.
 
     Returns
     -------
@@ -266,12 +344,13 @@ def express(network: Network, basis, path) -> dict:
     >>> [(t["coef"], t["index"]) for t in answer["coordinates"]], answer["verified"]
     ([(-1, 0), (1, 1), (1, 3)], True)
     """
-    if not isinstance(network, Network):
-        raise BadInput(f"express needs a Network, got {type(network).__name__}")
-    return _coordinates(network, _basis_blocks(basis), path)
+    if not _check_network(network, "express").is_layered:
+        return general_coordinates(network, [path_block(network, p) for p in _general_paths(network, basis)],
+                                   read_any_general_path(network, path))
+    return coordinates(network, _basis_blocks(network, basis), path)
 
 
-def compare(*results: SolveResult, labels=None) -> Comparison:
+def compare(*results: Result, labels=None) -> Comparison:
     """Solve results side by side: m, H, |B|, substructures, discards by rule, repairs, times.
 
     For stored runs use :meth:`GraphStore.compare`; a column of a solve result and one of its
@@ -279,7 +358,7 @@ def compare(*results: SolveResult, labels=None) -> Comparison:
 
     Parameters
     ----------
-    *results : SolveResult
+    *results : Result
     labels : sequence of str, optional
         Column names (default: ``"<network name> (<engine>)"``; labels two columns share get
         their source and column number appended).
@@ -303,6 +382,7 @@ def compare(*results: SolveResult, labels=None) -> Comparison:
     if len(labels) != len(results):
         raise BadInput(f"{len(labels)} labels for {len(results)} results")
     for r in results:
-        if not isinstance(r, SolveResult):
-            raise BadInput(f"compare takes SolveResults, got {type(r).__name__}")
-    return Comparison([column_from_result(label, r) for label, r in zip(labels, results)])
+        if not isinstance(r, Result):
+            raise BadInput(f"compare takes Results, got {type(r).__name__}")
+    return Comparison([(column_from_result if r.network.is_layered else column_from_general)(label, r)
+                       for label, r in zip(labels, results)])

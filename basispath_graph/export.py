@@ -17,7 +17,6 @@ from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .discarded import DiscardedPath, certificate_lengths
 from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
-from .solver import SolveResult
 from .verify import format_path, read_path
 
 __all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
@@ -27,7 +26,7 @@ def _path(layers, indices) -> list[list[int]]:
     return [[int(l), int(i)] for l, i in zip(layers, indices)]
 
 
-def reason_document(result: SolveResult, d: DiscardedPath) -> dict:
+def reason_document(result: "Result", d: DiscardedPath) -> dict:
     """Why a path was discarded, in the shape of the rule that discarded it.
 
     SDVChain ("chain", "head"): the call (chain, pair of substructures, shared layer pairs, Ep,
@@ -67,7 +66,7 @@ def reason_document(result: SolveResult, d: DiscardedPath) -> dict:
     return {"step": "repair", "action": r.action}
 
 
-def export_document(result: SolveResult) -> dict:
+def export_document(result: "Result") -> dict:
     """The ``--export`` file: spec, engine, m, H, basis, discarded, repairs (+ reasons)."""
     net = result.network
     doc = {
@@ -86,7 +85,7 @@ def export_document(result: SolveResult) -> dict:
     return doc
 
 
-def _explained(result: SolveResult, d: DiscardedPath) -> dict:
+def _explained(result: "Result", d: DiscardedPath) -> dict:
     """One entry of ``discard_reasons``: the reason and the certificate as paths."""
     return {
         "reason": reason_document(result, d),
@@ -94,7 +93,7 @@ def _explained(result: SolveResult, d: DiscardedPath) -> dict:
     }
 
 
-def _local_witness(result: SolveResult, d: DiscardedPath) -> dict:
+def _local_witness(result: "Result", d: DiscardedPath) -> dict:
     """The local rule's decision on one discard, shown on its certificate (``explain_local``)."""
     s1 = result.deah.step1
     plans = plan_blocks({idx: s1.paths[idx].layers for idx in s1.selected}, list(s1.selected))
@@ -102,8 +101,8 @@ def _local_witness(result: SolveResult, d: DiscardedPath) -> dict:
     return explain_local(result.network, plans, d.substructure, (d.layers, d.indices), terms)
 
 
-def discard_document(result: SolveResult, path) -> dict:
-    """``SolveResult.why``: {"path", "reason", "certificate"} of one discarded path.
+def discard_document(result: "Result", path) -> dict:
+    """{"path", "reason", "certificate"} of one discarded path of a layered result (``Result.why`` builds on it).
 
     ``path`` is text (``"0:1,1:0,2:1"``) or (layer, index) pairs; BadInput when it is not one
     of the result's discarded paths. O(number of discards) to find it."""
@@ -117,7 +116,7 @@ def discard_document(result: SolveResult, path) -> dict:
     raise BadInput(f"{format_path(layers, indices)} is not a discarded path of this result")
 
 
-def summary(result: SolveResult) -> dict:
+def summary(result: "Result") -> dict:
     """The ``--json`` summary printed by ``solve``."""
     net = result.network
     doc = {
@@ -156,7 +155,7 @@ def summary(result: SolveResult) -> dict:
     return doc
 
 
-def discards_by_step(result: SolveResult) -> dict[str, int]:
+def discards_by_step(result: "Result") -> dict[str, int]:
     """Step 3's discards per step (deah: chain / head; deah-complete: its rules), zeros included."""
     steps = COMPLETE_STEPS if result.engine == "deah-complete" else SDVCHAIN_STEPS
     discards = result.deah.step3.discards
@@ -164,7 +163,7 @@ def discards_by_step(result: SolveResult) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in steps}
 
 
-def certificate_sizes(result: SolveResult) -> dict[int, int]:
+def certificate_sizes(result: "Result") -> dict[int, int]:
     """How many discarded paths have a certificate of each size (number of basis paths)."""
     sizes, counts = np.unique(certificate_lengths(result.discarded), return_counts=True)
     return {int(s): int(n) for s, n in zip(sizes, counts) if s}

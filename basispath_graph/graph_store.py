@@ -101,7 +101,7 @@ class GraphStore:
             with ``result``, the SolveResult (a GeneralResult for a general network, whose
             ``basis_paths`` are general paths: ``(((layer, index), ...), taps)``).
         """
-        if isinstance(network, GeneralNetwork):
+        if not network.is_layered:
             general = execute_general_run(self._store, network, engine or "skeleton", seed, **solve_options)
             result = general.result
             basis = [p for b in result.blocks for p in block_general_paths(network, b)]

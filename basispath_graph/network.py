@@ -1,4 +1,4 @@
-"""The network model: layer widths, connected layer pairs, weight ids and path blocks.
+"""The network model (one class for every network: layered or general form), weight ids and path blocks.
 
 A network has layers 0..L with widths w_l. Every consecutive pair (l, l+1) is connected,
 and each skip (a, b) with a < b adds one more fully connected layer pair. A *weight* is one
@@ -13,6 +13,7 @@ This keeps millions of paths as a few numpy arrays instead of Python objects.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,10 +22,12 @@ import numpy as np
 from .errors import BadInput
 from .values import is_int, show_int, show_value
 
-__all__ = ["Network", "InvalidNetwork", "check_structure", "PathBlock", "paths_to_json", "blocks_from_json", "MAX_LAYERS"]
+__all__ = ["Network", "Layer", "Connection", "KINDS", "TRAINABLE_KINDS", "InvalidNetwork", "check_structure", "check_general", "DEFAULT_MAX_WEIGHTS", "PathBlock", "paths_to_json", "blocks_from_json", "MAX_LAYERS"]
 
 #: Most layers a network may have (layers 0..L, so L <= MAX_LAYERS - 1).
 MAX_LAYERS = 1000
+#: Default limit on the number of weights m of a network (``spec`` reads it, ``--max-weights``).
+DEFAULT_MAX_WEIGHTS = 50_000_000
 
 
 class InvalidNetwork(BadInput):
@@ -83,18 +86,62 @@ def check_structure(widths, skips, name) -> tuple[tuple[int, ...], tuple[tuple[i
     return tuple(checked), tuple(sorted(pairs)), name
 
 
-@dataclass(frozen=True, init=False, repr=False)
+@dataclass(frozen=True)
+class Layer:
+    """A layer of a network: a name and its number of neurons (channels)."""
+
+    name: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A connection between two layers (indices into ``Network.layers``): ``dense`` (every neuron
+    to every neuron, ``taps`` parallel weights each), ``diagonal`` (neuron i to neuron i, ``taps``
+    weights each) or ``identity`` (neuron i to neuron i, fixed weight 1, ``taps`` 0)."""
+
+    source: int
+    target: int
+    kind: str
+    taps: int
+
+    @property
+    def trainable(self) -> bool:
+        return self.kind in TRAINABLE_KINDS
+
+
+#: Connection kinds, and those that carry trainable weights (docs/general-networks.md).
+KINDS = ("dense", "diagonal", "identity")
+TRAINABLE_KINDS = ("dense", "diagonal")
+
+
 class Network:
-    """A layered ReLU network with optional skip connections; checked when it is made.
+    """A ReLU network: layers of neurons and the connections between them; checked when made.
+
+    One class for every network. Two forms build it:
+
+    - the *layered* form ``Network(widths, skips, name)``: layers 0..L of the given widths, every
+      consecutive pair and every skip (a, b) fully connected (the paper's setting);
+    - the *general* form ``Network(layers=[...], connections=[...], name=...)``: named layers and
+      typed connections (kernel taps, biases, identity shortcuts, concatenations:
+      docs/general-networks.md), checked by the same rules as a general spec file.
+
+    Both have ``name``, ``m``, ``H``, ``basis_size``, ``layers``, ``connections``,
+    ``is_layered`` and ``to_dict()`` (the spec they were made from). A layered network also has
+    ``widths``, ``skips``, ``pairs`` and ``L``, which DEAH's layered machinery works on; a
+    general one runs DEAH on its layered *core* (engines/general solve), invisibly.
 
     Parameters
     ----------
     widths : sequence of int
-        Widths w_0..w_L of the layers (each >= 1, at least 2 layers).
+        Layered form: widths w_0..w_L of the layers (each >= 1, at least 2 layers).
     skips : sequence of (a, b), optional
-        Extra fully connected layer pairs, 0 <= a < b <= L. Consecutive pairs are always
-        connected; duplicates are merged and a skip (a, a+1) is harmless.
+        Layered form: extra fully connected layer pairs, 0 <= a < b <= L. Consecutive pairs are
+        always connected; duplicates are merged and a skip (a, a+1) is harmless.
     name : str, optional
+    layers, connections : lists of mappings, keyword only
+        General form: ``{"name", "size"}`` per layer, ``{"from", "to", "kind", "taps"}`` per
+        connection, as in a general spec file.
 
     Raises
     ------
@@ -105,7 +152,10 @@ class Network:
     Notes
     -----
     ``pairs`` holds every connected layer pair (a, b), a < b, sorted and without duplicates.
-    Making a network costs O(L + number of skips); ``m`` and ``H`` are computed once.
+    Making a layered network costs O(L + number of skips); ``m`` and ``H`` are computed once.
+    Weight ids: connections in order, each a contiguous range; in a dense connection (a -> b) the
+    weight from neuron i to neuron j with tap t is ``offset + (i * size_b + j) * taps + t`` (for
+    a layered network: pairs sorted, ``offsets[(a, b)] + i * w_b + j``, the same numbering).
 
     Examples
     --------
@@ -114,17 +164,23 @@ class Network:
     Network(name='fig1b', widths=(2, 2, 3, 2, 2), skips=((0, 2), (1, 3)))
     >>> net.m, net.H, net.basis_size
     (30, 7, 23)
+    >>> conv = Network(layers=[{"name": "x", "size": 3}, {"name": "y", "size": 2}],
+    ...                connections=[{"from": "x", "to": "y", "taps": 9}], name="conv")
+    >>> conv.m, conv.H, conv.is_layered
+    (54, 0, False)
     >>> Network([2, 0, 2])
     Traceback (most recent call last):
     ...
     basispath_graph.network.InvalidNetwork: widths[1] must be an integer >= 1, got 0
     """
 
-    widths: tuple[int, ...]
-    pairs: tuple[tuple[int, int], ...]
-    name: str
-
-    def __init__(self, widths, skips=(), name: str = ""):
+    def __init__(self, widths=None, skips=(), name: str = "", *, layers=None, connections=None):
+        if layers is not None or connections is not None:
+            if widths is not None:
+                raise InvalidNetwork("give widths (the layered form) or layers and connections (the general form), not both")
+            checked = check_general({"name": name or "", "layers": layers, "connections": connections}, DEFAULT_MAX_WEIGHTS)
+            object.__setattr__(self, "__dict__", dict(checked.__dict__))
+            return
         widths, pairs, name = check_structure(widths, skips, name)
         object.__setattr__(self, "widths", widths)
         object.__setattr__(self, "pairs", pairs)
@@ -135,29 +191,156 @@ class Network:
         """Same as ``Network(widths, skips, name)`` (the name older code uses)."""
         return cls(widths, skips, name)
 
+    @classmethod
+    def from_parts(cls, name: str, layers, connections) -> "Network":
+        """A general network from checked ``Layer`` and ``Connection`` objects (the spec reader
+        and the store use this after checking; users write ``Network(layers=..., connections=...)``)."""
+        net = object.__new__(cls)
+        d = net.__dict__
+        d["name"] = name
+        d["layers"] = tuple(layers)
+        d["connections"] = tuple(connections)
+        d["widths"] = None
+        return net
+
+    # -- immutability and identity -------------------------------------------------------
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"a Network cannot be changed (tried to set {key!r})")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"a Network cannot be changed (tried to delete {key!r})")
+
+    def _key(self):
+        if self.is_layered:
+            return ("layered", self.widths, self.pairs, self.name)
+        return ("general", self.name, self.layers, self.connections)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Network) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, state):
+        object.__setattr__(self, "__dict__", state)
+
     def __repr__(self) -> str:
+        if not self.is_layered:
+            return (f"Network(name={self.name!r}, {len(self.layers)} layers, {len(self.connections)} connections, "
+                    f"m={self.m}, H={self.H})")
         widths = self.widths if len(self.widths) <= 12 else f"({', '.join(map(str, self.widths[:6]))}, ... {len(self.widths)} layers)"
         skips = self.skips if len(self.skips) <= 8 else f"({len(self.skips)} skips)"
         return f"Network(name={self.name!r}, widths={widths}, skips={skips})"
 
-    @property
-    def L(self) -> int:
-        return len(self.widths) - 1
+    # -- both forms ----------------------------------------------------------------------
 
     @property
-    def skips(self) -> tuple[tuple[int, int], ...]:
-        """The connected pairs that are not consecutive."""
-        return tuple((a, b) for a, b in self.pairs if b > a + 1)
+    def is_layered(self) -> bool:
+        """True for the layered form (widths and skips): the paper's setting, DEAH reads it as it is."""
+        return self.__dict__.get("widths") is not None
+
+    @cached_property
+    def layers(self) -> tuple[Layer, ...]:
+        """The layers in topological order (a layered network's are named "0".."L")."""
+        return tuple(Layer(str(l), int(w)) for l, w in enumerate(self.widths))
+
+    @cached_property
+    def connections(self) -> tuple[Connection, ...]:
+        """The connections (a layered network's: one dense connection per connected pair, sorted)."""
+        return tuple(Connection(a, b, "dense", 1) for a, b in self.pairs)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Layer name -> position in ``layers``."""
+        return {layer.name: k for k, layer in enumerate(self.layers)}
+
+    @cached_property
+    def inputs(self) -> tuple[int, ...]:
+        """Layers with no incoming connection (a size-1 input layer is a bias)."""
+        has_in = {c.target for c in self.connections}
+        return tuple(k for k in range(len(self.layers)) if k not in has_in)
+
+    @cached_property
+    def outputs(self) -> tuple[int, ...]:
+        """Layers with no outgoing connection."""
+        has_out = {c.source for c in self.connections}
+        return tuple(k for k in range(len(self.layers)) if k not in has_out)
+
+    @cached_property
+    def neuron_offset(self) -> np.ndarray:
+        """Neuron ids: layers in order, ``neuron_offset[layer] + index``."""
+        return np.concatenate([[0], np.cumsum([layer.size for layer in self.layers])]).astype(np.int64)
+
+    @cached_property
+    def connection_offsets(self) -> dict[int, int]:
+        """First weight id of each trainable connection (by its position in ``connections``)."""
+        out, m = {}, 0
+        for k, c in enumerate(self.connections):
+            if c.trainable:
+                out[k] = m
+                m += self.connection_weights(c)
+        return out
+
+    @cached_property
+    def hop(self) -> dict[tuple[int, int, bool], int]:
+        """(source, target, trainable) -> connection index: a hop of a path is one of these."""
+        return {(c.source, c.target, c.trainable): k for k, c in enumerate(self.connections)}
+
+    @cached_property
+    def classes(self) -> np.ndarray:
+        """Rescaling class of every neuron (the smallest neuron id in it), joining identity edges."""
+        parent = np.arange(int(self.neuron_offset[-1]), dtype=np.int64)
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = int(parent[x])
+            return x
+
+        for c in self.connections:
+            if c.kind != "identity":
+                continue
+            a0, b0 = int(self.neuron_offset[c.source]), int(self.neuron_offset[c.target])
+            for i in range(self.layers[c.source].size):
+                ra, rb = find(a0 + i), find(b0 + i)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+        return np.array([find(x) for x in range(len(parent))], dtype=np.int64)
+
+    def connection_weights(self, c: Connection) -> int:
+        """Trainable weights of one connection."""
+        a, b = self.layers[c.source].size, self.layers[c.target].size
+        return a * b * c.taps if c.kind == "dense" else a * c.taps
+
+    def weight_id(self, k: int, i: int, j: int, tap: int) -> int:
+        """Id of the weight of connection ``k`` from neuron i to neuron j, tap ``tap``."""
+        c = self.connections[k]
+        if c.kind == "dense":
+            return self.connection_offsets[k] + (i * self.layers[c.target].size + j) * c.taps + tap
+        return self.connection_offsets[k] + i * c.taps + tap
 
     @cached_property
     def m(self) -> int:
-        """Number of weights."""
-        return sum(self.widths[a] * self.widths[b] for a, b in self.pairs)
+        """Number of trainable weights."""
+        if self.is_layered:
+            return sum(self.widths[a] * self.widths[b] for a, b in self.pairs)
+        return sum(self.connection_weights(c) for c in self.connections if c.trainable)
 
     @cached_property
     def H(self) -> int:
-        """Number of hidden neurons (layers 1..L-1)."""
-        return sum(self.widths[1:-1])
+        """Number of hidden rescaling classes: hidden neurons (layers 1..L-1 of a layered network);
+        neurons joined by identity edges rescale together and count once, and a class that holds
+        an input or output neuron does not count (math notes, section 7)."""
+        if self.is_layered:
+            return sum(self.widths[1:-1])
+        touches = np.zeros(len(self.classes), dtype=bool)
+        for k in (*self.inputs, *self.outputs):
+            touches[self.classes[self.neuron_offset[k] : self.neuron_offset[k + 1]]] = True
+        return int(sum(1 for r in np.unique(self.classes) if not touches[r]))
 
     @property
     def basis_size(self) -> int:
@@ -165,9 +348,46 @@ class Network:
         (each hidden neuron's rescaling invariance removes one dimension; the paper, Section 2)."""
         return self.m - self.H
 
+    def to_dict(self) -> dict:
+        """The spec of this network, in the form it was made from (layered or general)."""
+        if self.is_layered:
+            return {"name": self.name, "widths": list(self.widths), "skips": [list(p) for p in self.skips]}
+        return self.general_dict()
+
+    def general_dict(self) -> dict:
+        """The spec in the general form (layers and connections), whichever form made it."""
+        conns = []
+        for c in self.connections:
+            d = {"from": self.layers[c.source].name, "to": self.layers[c.target].name, "kind": c.kind}
+            if c.trainable:
+                d["taps"] = c.taps
+            conns.append(d)
+        return {"name": self.name, "layers": [{"name": l.name, "size": l.size} for l in self.layers], "connections": conns}
+
+    # -- the layered form ------------------------------------------------------------------
+
+    def _layered_only(self, what: str):
+        raise AttributeError(f"{what}: network {self.name or '(unnamed)'} is general (layers and connections), not layered (widths and skips)")
+
+    @property
+    def L(self) -> int:
+        """Layered form: index of the output layer."""
+        if not self.is_layered:
+            self._layered_only("L")
+        return len(self.widths) - 1
+
+    @property
+    def skips(self) -> tuple[tuple[int, int], ...]:
+        """Layered form: the connected pairs that are not consecutive."""
+        if not self.is_layered:
+            self._layered_only("skips")
+        return tuple((a, b) for a, b in self.pairs if b > a + 1)
+
     @cached_property
     def offsets(self) -> dict[tuple[int, int], int]:
-        """First weight id of each connected pair."""
+        """Layered form: first weight id of each connected pair."""
+        if not self.is_layered:
+            self._layered_only("offsets")
         out, base = {}, 0
         for a, b in self.pairs:
             out[(a, b)] = base
@@ -176,13 +396,14 @@ class Network:
 
     @cached_property
     def successors(self) -> dict[int, tuple[int, ...]]:
+        """Layered form: layer -> the layers it connects to."""
         nxt: dict[int, list[int]] = {l: [] for l in range(self.L + 1)}
         for a, b in self.pairs:
             nxt[a].append(b)
         return {l: tuple(v) for l, v in nxt.items()}
 
     def weight_ids(self, block: "PathBlock") -> np.ndarray:
-        """Weight ids of every path in a block, shape (n, hops), int64."""
+        """Layered form: weight ids of every path in a block, shape (n, hops), int64."""
         layers, nodes = block.layers, block.nodes
         if len(layers) < 2:
             return np.zeros((len(nodes), 0), dtype=np.int64)
@@ -195,8 +416,102 @@ class Network:
         ids += offset
         return ids
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "widths": list(self.widths), "skips": [list(p) for p in self.skips]}
+
+_SPEC_KEYS = ("name", "layers", "connections")
+_LAYER_KEYS = ("name", "size")
+_CONNECTION_KEYS = ("from", "to", "kind", "taps")
+
+
+def _check_object(where: str, raw: object, keys: tuple[str, ...], what: str) -> None:
+    """``raw`` is a mapping with only ``keys``; else InvalidNetwork naming ``where``."""
+    if not isinstance(raw, Mapping):
+        raise InvalidNetwork(f"{where} must be an object with {', '.join(keys)}, got {show_value(raw)}")
+    extra = [k for k in raw if k not in keys]
+    if extra:
+        raise InvalidNetwork(f"{where}: unknown key {show_value(extra[0])} ({what} has: {', '.join(keys)})")
+
+
+def check_general(data: Mapping, max_weights: int) -> "Network":
+    """Check a general spec (layers, connections) and build the network; InvalidNetwork naming
+    the first problem otherwise (``spec.parse_general`` puts the file name in front).
+
+    The one home of the general form's rules, as ``check_structure`` is of the layered one;
+    sizes are checked against ``max_weights`` while reading, before anything proportional to
+    the network is allocated."""
+    unknown = [k for k in data if k not in _SPEC_KEYS]
+    if unknown:
+        raise InvalidNetwork(f"unknown key {show_value(unknown[0])} (a general spec has: {', '.join(_SPEC_KEYS)})")
+    name = data.get("name") or ""
+    if not isinstance(name, str):
+        raise InvalidNetwork(f"name must be a string, got {show_value(name)}")
+    raw_layers, raw_conns = data.get("layers"), data.get("connections")
+    if not isinstance(raw_layers, list) or len(raw_layers) < 2:
+        raise InvalidNetwork(f"layers must be a list of at least 2 layers, got {show_value(raw_layers)}")
+    if not isinstance(raw_conns, list) or not raw_conns:
+        raise InvalidNetwork(f"connections must be a non-empty list, got {show_value(raw_conns)}")
+    layers, index = [], {}
+    for n, raw in enumerate(raw_layers):
+        where = f"layers[{n}]"
+        _check_object(where, raw, _LAYER_KEYS, "a layer")
+        lname, size = raw.get("name"), raw.get("size")
+        if not isinstance(lname, str) or not lname:
+            raise InvalidNetwork(f"{where}.name must be a non-empty string, got {show_value(lname)}")
+        if lname in index:
+            raise InvalidNetwork(f"{where}.name {show_value(lname)} is used twice")
+        if not is_int(size) or int(size) < 1:
+            raise InvalidNetwork(f"{where}.size must be an integer >= 1, got {show_value(size)}")
+        index[lname] = n
+        layers.append(Layer(lname, int(size)))
+    neurons = sum(l.size for l in layers)
+    if neurons > max_weights:  # the rescaling classes are found neuron by neuron
+        raise InvalidNetwork(f"more than {max_weights} neurons (the limit; raise it with --max-weights)")
+    conns: list[Connection] = []
+    seen: dict[tuple[int, int, bool], int] = {}
+    m = 0
+    for n, raw in enumerate(raw_conns):
+        where = f"connections[{n}]"
+        _check_object(where, raw, _CONNECTION_KEYS, "a connection")
+        ends = []
+        for key in ("from", "to"):
+            v = raw.get(key)
+            if not isinstance(v, str) or v not in index:
+                raise InvalidNetwork(f"{where}.{key} must name a layer, got {show_value(v)}")
+            ends.append(index[v])
+        a, b = ends
+        if a >= b:
+            raise InvalidNetwork(f"{where}: {layers[a].name} -> {layers[b].name} goes backwards; list layers in topological order")
+        kind = raw.get("kind", "dense")
+        if kind not in KINDS:
+            raise InvalidNetwork(f"{where}.kind must be one of {', '.join(KINDS)}, got {show_value(kind)}")
+        if kind == "identity":
+            if "taps" in raw:
+                raise InvalidNetwork(f"{where}: an identity connection has no taps (its weight is fixed at 1)")
+            taps = 0
+        else:
+            taps = raw.get("taps", 1)
+            if not is_int(taps) or int(taps) < 1:
+                raise InvalidNetwork(f"{where}.taps must be an integer >= 1, got {show_value(taps)}")
+            taps = int(taps)
+        if kind != "dense" and layers[a].size != layers[b].size:
+            raise InvalidNetwork(f"{where}: {'an' if kind == 'identity' else 'a'} {kind} connection joins layers of equal size, got {layers[a].name} ({layers[a].size}) -> {layers[b].name} ({layers[b].size})")
+        key = (a, b, kind != "identity")
+        if key in seen:
+            what = "an identity" if kind == "identity" else "a trainable (dense or diagonal)"
+            raise InvalidNetwork(f"{where}: {layers[a].name} -> {layers[b].name} already has {what} connection (connections[{seen[key]}]); use taps for parallel weights")
+        seen[key] = n
+        c = Connection(a, b, kind, taps)
+        m += layers[a].size * layers[b].size * taps if kind == "dense" else layers[a].size * taps
+        if m > max_weights:
+            raise InvalidNetwork(f"more than {max_weights} weights (the limit; raise it with --max-weights)")
+        conns.append(c)
+    connected = {c.source for c in conns} | {c.target for c in conns}
+    lonely = [layers[k].name for k in range(len(layers)) if k not in connected]
+    if lonely:
+        raise InvalidNetwork(f"layer {show_value(lonely[0])} has no connection")
+    if m == 0:
+        raise InvalidNetwork("no trainable weight: every connection is an identity")
+    return Network.from_parts(name, layers, conns)
+
 
 
 @dataclass

@@ -22,6 +22,7 @@ from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.walks import ChoiceWalks
 from .discarded import DiscardedList, DiscardedPath
 from .errors import BadInput
+from .result import PlainPath, Repair, Result
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
@@ -30,7 +31,7 @@ from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_block
 from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Repair", "DiscardedPath", "DiscardedList", "SolveResult", "solve"]
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Repair", "DiscardedPath", "DiscardedList", "Result", "SolveResult", "PlainPath", "solve"]
 
 ENGINES = ("deah", "deah-complete", "skeleton")
 #: The engine used when none is named (``solve``, ``execute_run``, the CLI): certified with no
@@ -39,132 +40,8 @@ ENGINES = ("deah", "deah-complete", "skeleton")
 DEFAULT_ENGINE = "deah-complete"
 
 
-@dataclass
-class Repair:
-    """One change the exact repair made to DEAH's union.
-
-    action: "drop" (a kept path was dependent on the paths before it), "readmit" (a path SDVChain
-    discarded raises the rank and comes back), or "add" (a skeleton path was needed to reach m-H).
-    """
-
-    action: str
-    layers: tuple[int, ...]
-    indices: tuple[int, ...]
-    substructure: int | None
-
-
-PlainPath = tuple[tuple[int, int], ...]  # a path as plain data: ((layer, neuron index), ...) from layer 0 to L
-
-
-@dataclass(repr=False)
-class SolveResult:
-    """What :func:`solve` found: a basis path set, its exact verdict, the discards and repairs.
-
-    The plain-data views are ``basis_paths`` and ``discarded_paths`` (tuples of
-    ``(layer, index)`` pairs), ``m``, ``H``, ``basis_size``, ``certified``; ``export()`` is the
-    JSON ``basispath solve --export`` writes, and ``why(path)`` explains one discard. ``basis``
-    holds the same paths as numpy blocks (``PathBlock``), which is what large networks need.
-
-    Examples
-    --------
-    >>> from basispath_graph import Network, solve
-    >>> r = solve(Network([2, 3, 2]))
-    >>> r
-    SolveResult(network='', engine='deah-complete', m=12, H=3, basis=9 paths, certified=True, discarded=0, repairs=0)
-    >>> r.basis_paths[0]
-    ((0, 0), (1, 0), (2, 0))
-    """
-
-    network: Network
-    engine: str
-    seed: int
-    basis: list[PathBlock]
-    basis_substructures: list[int | None]  # substructure idx of each basis block (None: skeleton)
-    verdict: Verdict  # of the returned basis
-    raw_verdict: Verdict  # of the engine's output before any repair
-    discarded: Sequence[DiscardedPath] = field(default_factory=list)  # a DiscardedList for deah-complete
-    repairs: list[Repair] = field(default_factory=list)  # applied to ``basis``
-    deah: DeahResult | None = None
-    repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
-    timings: dict[str, float] = field(default_factory=dict)
-    # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
-    # deah-complete's local ones (docs/deah-complete.md), "global elimination" the exact Expresser.
-    certificate_method: str | None = None
-    # Certificates re-added weight by weight after they were made (all of them for the global
-    # elimination; for deah-complete's assembled ones, up to RECHECK_LIMIT spread over the table).
-    certificates_rechecked: int = 0
-
-    @property
-    def certified(self) -> bool:
-        """True when the returned basis passed exact verification (``verdict`` says why not)."""
-        return self.verdict.certified
-
-    @property
-    def m(self) -> int:
-        """Number of weights of the network."""
-        return self.network.m
-
-    @property
-    def H(self) -> int:
-        """Number of hidden neurons of the network."""
-        return self.network.H
-
-    @property
-    def basis_size(self) -> int:
-        """Number of paths in the returned basis (m - H when certified)."""
-        return sum(len(b) for b in self.basis)
-
-    @property
-    def basis_paths(self) -> list[PlainPath]:
-        """The basis as plain paths, in basis index order (certificates refer to these indices)."""
-        return [tuple(zip(b.layers, row)) for b in self.basis for row in b.nodes.tolist()]
-
-    @property
-    def discarded_paths(self) -> list[PlainPath]:
-        """The discarded paths as plain paths, in the order of ``discarded``."""
-        if isinstance(self.discarded, DiscardedList):  # arrays: no record per path
-            return [tuple(zip(b.layers, row)) for b in self.discarded.blocks() for row in b.nodes.tolist()]
-        return [tuple(zip(d.layers, d.indices)) for d in self.discarded]
-
-    def export(self) -> dict:
-        """Exactly the JSON document ``basispath solve --export`` writes (``json.dumps`` it)."""
-        from .export import export_document  # export builds on this module
-
-        return export_document(self)
-
-    def why(self, path) -> dict:
-        """Why ``path`` was discarded: its reason and its certificate over the basis.
-
-        ``path`` is ``"0:1,1:0,2:1"`` (the CLI's form) or a sequence of (layer, index) pairs.
-        Returns ``{"path", "reason", "certificate": [{"coef", "path"}, ...]}``: the path equals
-        the sum of coef * basis path, weight by weight (re-checked when it was computed).
-        Raises :class:`~basispath_graph.errors.BadInput` when the path was not discarded.
-        """
-        from .export import discard_document  # export builds on this module
-
-        return discard_document(self, path)
-
-    def express(self, path) -> dict:
-        """The coordinates of any path of the network over this basis (``basispath_graph.express``):
-        ``{"path", "text", "coordinates": [{"coef", "path", "index"}], "verified"}``."""
-        from .analysis.coordinates import coordinates  # analysis builds on this module
-
-        return coordinates(self.network, self.basis, path)
-
-    def __repr__(self) -> str:
-        return (
-            f"SolveResult(network={self.network.name!r}, engine={self.engine!r}, m={self.m}, H={self.H}, "
-            f"basis={self.basis_size} paths, certified={self.certified}, discarded={len(self.discarded)}, "
-            f"repairs={len(self.repairs)})"
-        )
-
-    def basis_path(self, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(layers, indices) of the basis path with this global index."""
-        for block in self.basis:
-            if index < len(block):
-                return block.layers, tuple(int(i) for i in block.nodes[index])
-            index -= len(block)
-        raise IndexError(index)
+#: The result type's older name.
+SolveResult = Result
 
 
 def _repair(network: Network, deah: DeahResult, seed: int):
@@ -213,7 +90,7 @@ def solve(
     on_stage=None,
     memory_limit: int | None = None,
     time_limit: float | None = None,
-) -> SolveResult:
+) -> Result:
     """Find a basis path set of ``network`` and certify it exactly.
 
     Parameters
@@ -280,7 +157,7 @@ def solve(
             basis = skeleton_basis(network, seed)
         with timer.stage("certify"):
             verdict = certify(network, basis)
-        return SolveResult(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
+        return Result(network, engine, seed, basis, [None] * len(basis), verdict, verdict, timings=timings)
 
     deah = run_deah(
         network, seed, max_substructures, relations, timer, memory_limit, complete=engine == "deah-complete", time_limit=time_limit,
@@ -319,7 +196,7 @@ def solve(
         ]
         discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
 
-    result = SolveResult(
+    result = Result(
         network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
         deah=deah, timings=timings, repairs_needed=needed,
     )

@@ -26,8 +26,7 @@ from pathlib import Path
 import yaml
 
 from .errors import BadInput
-from .general.model import GeneralNetwork, is_general_spec, parse_general
-from .network import MAX_LAYERS, InvalidNetwork, Network, check_structure
+from .network import DEFAULT_MAX_WEIGHTS, MAX_LAYERS, InvalidNetwork, Network, check_general, check_structure
 from .values import is_int, show_int, show_value
 
 __all__ = [
@@ -35,6 +34,8 @@ __all__ = [
     "load_spec",
     "load_any_spec",
     "parse_spec",
+    "parse_general",
+    "is_general_spec",
     "resolve_max_weights",
     "DEFAULT_MAX_WEIGHTS",
     "MAX_WIDTHS",
@@ -42,8 +43,6 @@ __all__ = [
     "MAX_WEIGHTS_ENV",
 ]
 
-#: Default limit on the number of weights m of a network.
-DEFAULT_MAX_WEIGHTS = 50_000_000
 #: Environment variable read for the limit when the caller passes ``max_weights=None``.
 MAX_WEIGHTS_ENV = "BASISPATH_MAX_WEIGHTS"
 #: Most entries ``widths`` may have (layers 0..L, so L <= MAX_WIDTHS - 1).
@@ -104,7 +103,7 @@ def load_spec(path: str | os.PathLike, max_weights: int | None = DEFAULT_MAX_WEI
     return parse_spec(data, source, limit)
 
 
-def load_any_spec(path: str | os.PathLike, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network | GeneralNetwork:
+def load_any_spec(path: str | os.PathLike, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
     """``load_spec`` for a layered spec (widths, skips), a ``GeneralNetwork`` for a general one
     (layers, connections: ``general.model``)."""
     source = os.fspath(path)
@@ -322,6 +321,20 @@ def parse_spec(
             f" (raise it with max_weights or {MAX_WEIGHTS_ENV})"
         )
     return Network(widths, pairs, name)
+
+
+def is_general_spec(data: object) -> bool:
+    """A mapping with ``layers`` or ``connections`` is a general spec (``widths``: layered)."""
+    return isinstance(data, Mapping) and ("layers" in data or "connections" in data)
+
+
+def parse_general(data: Mapping, source: str, max_weights: int) -> Network:
+    """Check a general spec (layers, connections: docs/general-networks.md) and build the
+    network; SpecError ``<source>: <what>`` otherwise (``network.check_general`` has the rules)."""
+    try:
+        return check_general(data, max_weights)
+    except InvalidNetwork as exc:
+        raise SpecError(f"{source}: {exc}") from None
 
 
 def _weights_over(widths: list[int], pairs: set[tuple[int, int]], limit: int) -> tuple[bool, str]:

@@ -6,7 +6,10 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
-__all__ = ["StageTimer"]
+__all__ = ["StageTimer", "STEP_ORDER"]
+
+#: The stages of a solve and a run, in the order they happen (tables and plots list times so).
+STEP_ORDER = ["step1", "step2", "relations", "step3", "engine", "certify", "repair", "certificates", "persist_substructures", "persist"]
 
 
 class StageTimer:

@@ -393,7 +393,7 @@ def convert_module(module, source: str = "<model>", name: str = "", general: boo
 
 def _parse(model: TorchModel, source: str, max_weights: int | None):
     if model.general:
-        from .general.model import parse_general
+        from .spec import parse_general
 
         return parse_general(model.spec, source, resolve_max_weights(max_weights))
     return parse_spec(model.spec, source, resolve_max_weights(max_weights))

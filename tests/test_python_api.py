@@ -144,7 +144,7 @@ def test_repr_of_a_big_result_is_one_short_line():
     assert "\n" not in text and len(text) < 200
 
 
-def test_why_certificates_add_up_and_unknown_paths_are_refused():
+def test_why_answers_discarded_kept_and_never_candidate_paths_and_refuses_non_paths():
     result = solve(Network(FIG1B["widths"], FIG1B["skips"]), engine="deah")
 
     def weights(p):
@@ -157,11 +157,27 @@ def test_why_certificates_add_up_and_unknown_paths_are_refused():
             for w, n in weights(term["path"]).items():
                 total[w] += term["coef"] * n
         assert +total == weights(path)
+        assert answer["status"] == "discarded" and answer["verified"] is True
     as_text = ",".join(f"{l}:{i}" for l, i in result.discarded_paths[0])
     assert result.why(as_text) == result.why(result.discarded_paths[0])
-    kept = ",".join(f"{l}:{i}" for l, i in result.basis_paths[0])
-    with pytest.raises(BadInput, match=f"^{kept} is not a discarded path of this result$"):
-        result.why(kept)
+    # a kept path and a path that was never a candidate answer too, in the same shape
+    kept = result.why(result.basis_paths[4])
+    assert (kept["status"], kept["reason"]["step"], kept["verified"]) == ("kept", "kept", True)
+    assert kept["certificate"] == [{"coef": 1, "path": [list(p) for p in result.basis_paths[4]], "index": 4}]
+    candidates = set(result.basis_paths) | set(result.discarded_paths)
+    never = next(p for p in [((0, a), (1, b), (2, c), (3, d), (4, e)) for a in range(2) for b in range(2)
+                             for c in range(3) for d in range(2) for e in range(2)] if p not in candidates)
+    answer = result.why(never)
+    assert (answer["status"], answer["reason"]["step"], answer["verified"]) == ("not a candidate", "coordinates", True)
+    total = Counter()
+    for term in answer["certificate"]:
+        assert term["path"] == [list(p) for p in result.basis_paths[term["index"]]]
+        for w, n in weights(term["path"]).items():
+            total[w] += term["coef"] * n
+    assert +total == weights(never)
+    assert set(kept) == set(answer) == {"run", "path", "id", "status", "substructure", "reason", "certificate", "verified"}
+    with pytest.raises(BadInput, match=r"^query \(0:0,2:0,4:0\): hop 2->4 is not a connected layer pair$"):
+        result.why("0:0,2:0,4:0")
 
 
 def test_solve_refuses_an_unknown_engine_as_bad_input():

@@ -15,12 +15,17 @@ from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..errors import BadInput
 from ..export import discards_by_step
+from ..general.paper_setting import UnsupportedFeature
+from ..general.skeleton import UnsupportedIdentity
+from ..general.solve import solve_general
 from ..network import Network
 from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
 from ..store.runs import network_key, stored_plan
+from ..timing import STEP_ORDER
+from .compare_plot import comparison_figure, plot_comparison
 
 __all__ = ["Column", "Comparison", "column_label", "column_counts", "distinct_labels", "column_from_result", "column_from_run", "table_rows", "METRICS", "STEP_ORDER"]
 
@@ -50,7 +55,6 @@ METRICS = [
 ]
 
 #: Time rows in the order the work happens (others follow, sorted).
-STEP_ORDER = ["step1", "step2", "relations", "step3", "engine", "certify", "repair", "certificates", "persist_substructures", "persist"]
 
 
 @dataclass
@@ -147,10 +151,8 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
 
 def _sizes(net) -> dict:
     """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
-    from ..general.model import GeneralNetwork
-
     values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
-    if isinstance(net, GeneralNetwork):
+    if not net.is_layered:
         kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
         values.update(layers=len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()})
     return values
@@ -197,13 +199,7 @@ def column_for_spec(store: Store | None, path: Path, network: Network, engine: s
     """A stored complete run of this network, engine and seed if there is one, else solve now.
     A general network (layers, connections) is solved now: skeleton, or a DEAH engine in the
     paper's setting (``general.deah_solve``)."""
-    from ..general.model import GeneralNetwork
-
-    if isinstance(network, GeneralNetwork):
-        from ..general.paper_setting import UnsupportedFeature
-        from ..general.skeleton import UnsupportedIdentity
-        from ..general.solve import solve_general
-
+    if not network.is_layered:
         label = column_label(network.name or path.stem, engine)
         if store is not None:
             found = store.run("find_complete_run", key=general_network_key(network), engine=engine, seed=seed)
@@ -275,13 +271,9 @@ class Comparison:
         return "\n".join(lines)
 
     def figure(self):
-        from .compare_plot import comparison_figure
-
         return comparison_figure(self.columns)
 
     def plot(self, path) -> None:
-        from .compare_plot import plot_comparison
-
         plot_comparison(self.columns, Path(path))
 
     def _repr_markdown_(self) -> str:  # Jupyter renders the table

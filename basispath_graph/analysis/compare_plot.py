@@ -16,7 +16,7 @@ import io
 from pathlib import Path
 
 from ..fileio import write_atomic
-from .compare import STEP_ORDER
+from ..timing import STEP_ORDER
 
 __all__ = ["comparison_figure", "plot_comparison", "plotted_data", "discard_series", "block_series", "size_series",
            "connection_series", "REPAIRS_COLOUR"]

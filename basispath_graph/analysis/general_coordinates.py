@@ -51,7 +51,7 @@ def stored_general_path(net: GeneralNetwork, row: dict) -> GeneralPath:
 
 def weight_text(net: GeneralNetwork, w: int) -> str:
     """Weight id ``w`` as ``conv1:2 -[4]-> conv2:0``."""
-    for k, start in net.offsets.items():
+    for k, start in net.connection_offsets.items():
         c = net.connections[k]
         if start <= w < start + net.connection_weights(c):
             r = w - start

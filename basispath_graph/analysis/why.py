@@ -150,7 +150,7 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     """The ``why --json`` answer for a path given by stored id or as ``0:1,2:0,4:2`` (on a
     general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
-    if isinstance(ctx.network, GeneralNetwork):
+    if not ctx.network.is_layered:
         return explain_general(store, run_id, ctx.status, ctx.network, path, WhyError)
     text, pid = "", -1
     if path.strip().lstrip("-").isdigit():

@@ -7,50 +7,15 @@ A path is given by its stored id, or in the JSON form ``{"nodes": [[layer, index
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from ..errors import BadInput
-from ..export import read_json_file
 from ..general.model import GeneralNetwork
-from ..general.paths import GeneralPath, format_general_path, path_problem, read_general_path
+from ..general.paths import format_general_path, read_general_path_argument
 from ..store import Store
 from ..verify import ExpressError
 from ..general.blocks import general_path_json
 from .general_coordinates import blocks_from_stored, general_coordinates, stored_general_path
 
-__all__ = ["read_general_path_argument", "explain_general"]
-
-_FORMS = 'give a stored path id, a JSON path {"nodes": [[layer, index], ...], "taps": [...]} or a file holding one'
-
-
-def read_general_path_argument(net: GeneralNetwork, text: str, error=BadInput) -> GeneralPath:
-    """A path of ``net`` from JSON text or a JSON file; ``error`` (one line) when it is neither
-    or not a path of the network."""
-    raw = text.strip()
-    source = "path"
-    if raw.startswith("{"):
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise error(f"cannot read path {text!r}: not JSON; {_FORMS}") from None
-    elif Path(raw).is_file():
-        source = raw
-        try:
-            data = read_json_file(raw)
-        except BadInput as exc:
-            raise error(str(exc)) from None
-    else:
-        raise error(f"cannot read path {text!r}: {_FORMS}")
-    try:
-        path = read_general_path(net, data, source)
-    except BadInput as exc:
-        raise error(str(exc)) from None
-    problem = path_problem(net, path)
-    if problem:
-        raise error(f"{format_general_path(net, path) if path[0] else source} is not a path of network {net.name or '(unnamed)'}: {problem}")
-    return path
-
+__all__ = ["explain_general"]
 
 def explain_general(store: Store, run_id: str, status: str, net: GeneralNetwork, path: str, error=BadInput) -> dict:
     """The ``why --json`` answer on a general run: ``status`` 'kept' (with its id), or for a path

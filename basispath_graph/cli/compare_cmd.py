@@ -75,7 +75,7 @@ def compare_command(
             elif item in specs:
                 from ..general.model import GeneralNetwork
 
-                default = "skeleton" if isinstance(specs[item], GeneralNetwork) else DEFAULT_ENGINE
+                default = "skeleton" if not specs[item].is_layered else DEFAULT_ENGINE
                 for e in engine or [default]:
                     try:
                         columns.append(column_for_spec(None if fresh else opened, Path(item), specs[item], e, seed, limit))

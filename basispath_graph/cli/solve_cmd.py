@@ -11,14 +11,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
-from ..export import export_document, summary
 from ..fileio import write_atomic
 from ..guards import ResourceLimit
-from ..solver import DEFAULT_ENGINE, ENGINES, solve
-from ..general.model import GeneralNetwork
-from ..general.skeleton import UnsupportedIdentity
+from ..api import solve
 from ..general.paper_setting import UnsupportedFeature
-from ..general.solve import general_export, general_summary, solve_general
+from ..general.skeleton import UnsupportedIdentity
+from ..solver import ENGINES
 from .common import EXIT_NOT_CERTIFIED, MAX_SECONDS_HELP, fail, memory_limit, read_any_network, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
@@ -122,17 +120,18 @@ def solve_command(
         except TooManySubstructures as exc:
             raise fail(f"{spec}: {exc}; use --engine skeleton") from None
 
-    if isinstance(network, GeneralNetwork):
-        _solve_general(spec, network, engine, export, as_json, run_core)
-        return
-    engine = engine or DEFAULT_ENGINE
-    result = run_core(lambda **options: solve(network, engine, **options))
-    _write_export(export, lambda: export_document(result))
-    s = summary(result)
+    try:
+        result = run_core(lambda **options: solve(network, engine, **options))
+    except (UnsupportedIdentity, UnsupportedFeature) as exc:
+        raise fail(f"{spec}: {exc}") from None
+    _write_export(export, result.export)
+    s = result.summary()
     if as_json:
         print(json.dumps(s))
-    else:
+    elif network.is_layered:
         _print_report(Console(soft_wrap=True, highlight=False), s)
+    else:
+        _print_general_report(Console(soft_wrap=True, highlight=False), s)
     if not result.certified:
         raise typer.Exit(EXIT_NOT_CERTIFIED)
 
@@ -147,36 +146,20 @@ def _write_export(export: Path | None, document) -> None:
         raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
 
 
-def _solve_general(spec: Path, network: GeneralNetwork, engine: str | None, export: Path | None, as_json: bool, run_core) -> None:
-    """A general network (docs/general-networks.md): skeleton by default; deah-complete and deah
-    in the paper's setting (a layered core with taps, plus extra inputs and outputs such as biases)."""
-    engine = engine or "skeleton"
-    try:
-        if engine == "skeleton":
-            result = run_core(lambda **options: solve_general(network, memory_limit=options["memory_limit"], time_limit=options["time_limit"]))
-        else:
-            result = run_core(lambda **options: solve_general(network, engine, **options))
-    except (UnsupportedIdentity, UnsupportedFeature) as exc:
-        raise fail(f"{spec}: {exc}") from None
-    _write_export(export, lambda: general_export(result))
-    s = general_summary(result)
-    if as_json:
-        print(json.dumps(s))
+def _print_general_report(c: Console, s: dict) -> None:
+    """A general network's report (docs/general-networks.md): skeleton, or a DEAH engine on the
+    core (a layered core with taps, plus extra inputs and outputs such as biases)."""
+    c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
+    if "core" not in s:
+        c.print("skeleton: designated walks per layer, one path per trainable weight")
     else:
-        c = Console(soft_wrap=True, highlight=False)
-        c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
-        if result.core is None:
-            c.print("skeleton: designated walks per layer, one path per trainable weight")
-        else:
-            parts = s["parts"]
-            c.print(f"{engine} on the core ({', '.join(parts['core_layers'])}), one weight per neuron pair (tap 0):")
-            _print_report(c, s["core"])
-            c.print(
-                f"other taps: {parts['tap_lift']} path(s) (tap lift); extra layers: {parts['extra']} path(s), one per weight; "
-                f"identity shortcuts: {parts['identity']} path(s), a spanning forest"
-            )
-        verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
-        c.print(f"basis: {s['basis_size']} paths, {verdict}")
-        c.print("time: " + ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items()), style="dim")
-    if not result.certified:
-        raise typer.Exit(EXIT_NOT_CERTIFIED)
+        parts = s["parts"]
+        c.print(f"{s['engine']} on the core ({', '.join(parts['core_layers'])}), one weight per neuron pair (tap 0):")
+        _print_report(c, s["core"])
+        c.print(
+            f"other taps: {parts['tap_lift']} path(s) (tap lift); extra layers: {parts['extra']} path(s), one per weight; "
+            f"identity shortcuts: {parts['identity']} path(s), a spanning forest"
+        )
+    verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
+    c.print(f"basis: {s['basis_size']} paths, {verdict}")
+    c.print("time: " + ", ".join(f"{k} {v:.3f}s" for k, v in s["timings"].items()), style="dim")

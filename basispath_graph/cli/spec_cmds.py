@@ -78,7 +78,7 @@ def _finish(spec: dict, output: Optional[Path], max_weights: Optional[int], laye
 
 def _finish_general(spec: dict, output: Optional[Path], max_weights: Optional[int]) -> None:
     """A general spec: checked as loading the written file would, written, summarised on stderr."""
-    from ..general.model import parse_general
+    from ..spec import parse_general
 
     try:
         network = parse_general(spec, spec["name"], resolve_max_weights(max_weights))
@@ -226,7 +226,7 @@ def info_command(
     from .common import read_any_network
 
     net = read_any_network(spec, max_weights)
-    general = net if isinstance(net, GeneralNetwork) else from_layered(net)
+    general = net if not net.is_layered else from_layered(net)
     kinds = {k: sum(c.kind == k for c in general.connections) for k in ("dense", "diagonal", "identity")}
     info = {
         "name": general.name,

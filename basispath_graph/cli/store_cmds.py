@@ -19,7 +19,6 @@ from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_any_spec
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
-from ..general.solve import general_summary
 from ..pipeline import execute_general_run, execute_run
 from ..store import StoreError
 from ..store.base import WriteRefused
@@ -55,7 +54,7 @@ def _run_general(s, what: str, network, engine: str, seed: int, resume: Optional
             outcome = execute_general_run(s, network, engine, seed, resume=resume, progress=progress, **options)
     except BadInput as exc:  # UnsupportedIdentity / UnsupportedFeature: a network the engine does not read
         raise fail(f"{what}: {exc}") from None
-    summary = {"run_id": outcome.run_id, "kind": "general", **general_summary(outcome.result)}
+    summary = {"run_id": outcome.run_id, "kind": "general", **outcome.result.summary()}
     summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
     if resume is not None:
         summary["resumed_rows"] = outcome.resumed_rows
@@ -120,7 +119,7 @@ def run_command(
         try:
             if resume is not None:
                 network, engine, seed = load_run_for_resume(s, resume)
-            if isinstance(network, GeneralNetwork):
+            if not network.is_layered:
                 options = {"memory_limit": limit, "time_limit": seconds}
                 _run_general(s, what, network, engine or "skeleton", seed, resume, quiet or as_json, as_json, options)
                 return

@@ -34,7 +34,7 @@ def verify_command(
     """
     network = read_any_network(spec, max_weights)
     try:
-        if isinstance(network, GeneralNetwork):  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
+        if not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
             verdict = certify_general(network, general_basis_of(network, read_json_file(basis), str(basis)))
         else:
             verdict = certify(network, blocks_from_json(read_basis_file(basis)))

@@ -50,9 +50,9 @@ def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:
         i, t = block.nodes[:, k].astype(np.int64), block.taps[:, k].astype(np.int64)
         if c.kind == "dense":
             j = block.nodes[:, k + 1].astype(np.int64)
-            cols.append(net.offsets[c_idx] + (i * net.layers[c.target].size + j) * c.taps + t)
+            cols.append(net.connection_offsets[c_idx] + (i * net.layers[c.target].size + j) * c.taps + t)
         else:
-            cols.append(net.offsets[c_idx] + i * c.taps + t)
+            cols.append(net.connection_offsets[c_idx] + i * c.taps + t)
     if not cols:
         return np.zeros((len(block), 0), dtype=np.int64)
     return np.stack(cols, axis=1).astype(np.int64)

@@ -29,13 +29,13 @@ import time
 import numpy as np
 
 from ..network import PathBlock
+from ..result import Result
 from ..solver import solve
 from .blocks import GeneralBlock, connection_weights
 from .identity_forest import forest_blocks
 from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
 from .paths import certify_blocks
-from .solve import GeneralResult
 
 __all__ = ["solve_general_deah", "core_block"]
 
@@ -120,7 +120,7 @@ def _core_walks(setting: PaperSetting):
     return in_walk, out_walk
 
 
-def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed: int = 0, **solve_options) -> GeneralResult:
+def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed: int = 0, **solve_options) -> Result:
     """``engine`` on a general network in the paper's setting: the certified general result, with
     the layered run on its core (discards, certificates, repairs) as ``core``. UnsupportedFeature
     otherwise; ``solve_options`` go to the layered ``solve``."""
@@ -139,4 +139,4 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
         "core": sum(map(len, core)), "tap_lift": sum(map(len, lifted)), "extra": sum(map(len, extra)),
         "identity": sum(map(len, shortcuts)),
     }
-    return GeneralResult(net, blocks, verdict, timings, engine=engine, parts=parts, core=layered)
+    return Result.of_general(net, engine, seed, blocks, verdict, timings, parts, layered)

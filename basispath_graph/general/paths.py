@@ -13,11 +13,14 @@ a shortfall that decides the verdict made exact over Q).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import BadInput
+from ..export import read_json_file
 from ..linalg.peeling import peel
 from ..values import is_int, show_value
 from ..verify.certify import Verdict
@@ -25,7 +28,7 @@ from ..verify.rank import exact_rank_of_rows, rank_of_rows, rows_of
 from .blocks import GeneralBlock, flatten_general
 from .model import GeneralNetwork
 
-__all__ = ["GeneralPath", "read_general_path", "general_basis_of", "certify_blocks", "path_block", "certify_general", "format_general_path"]
+__all__ = ["GeneralPath", "read_general_path", "read_general_path_argument", "read_any_general_path", "general_basis_of", "certify_blocks", "path_block", "certify_general", "format_general_path"]
 
 GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int | None, ...]]  # ((layer, index), ...), taps
 
@@ -138,3 +141,56 @@ def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: s
         if rank < size:
             return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
     return Verdict(True, None, size, expected, size)
+
+
+_FORMS = 'give a stored path id, a JSON path {"nodes": [[layer, index], ...], "taps": [...]} or a file holding one'
+
+
+def read_general_path_argument(net: GeneralNetwork, text: str, error=BadInput) -> GeneralPath:
+    """A path of ``net`` from JSON text or a JSON file; ``error`` (one line) when it is neither
+    or not a path of the network."""
+    raw = text.strip()
+    source = "path"
+    if raw.startswith("{"):
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise error(f"cannot read path {text!r}: not JSON; {_FORMS}") from None
+    elif Path(raw).is_file():
+        source = raw
+        try:
+            data = read_json_file(raw)
+        except BadInput as exc:
+            raise error(str(exc)) from None
+    else:
+        raise error(f"cannot read path {text!r}: {_FORMS}")
+    try:
+        path = read_general_path(net, data, source)
+    except BadInput as exc:
+        raise error(str(exc)) from None
+    problem = path_problem(net, path)
+    if problem:
+        raise error(f"{format_general_path(net, path) if path[0] else source} is not a path of network {net.name or '(unnamed)'}: {problem}")
+    return path
+
+
+def read_any_general_path(net: GeneralNetwork, path, error=BadInput) -> GeneralPath:
+    """A path of ``net`` in any form ``why``, ``express`` and ``certify`` take, checked against
+    the network: ``{"nodes", "taps"}``, its JSON text or a file holding it, or the tuple form
+    ``((layer, index), ...), taps``."""
+    if isinstance(path, str):
+        return read_general_path_argument(net, path, error)
+    if isinstance(path, Mapping):
+        try:
+            parsed = read_general_path(net, path, "path")
+        except BadInput as exc:
+            raise error(str(exc)) from None
+    elif isinstance(path, (tuple, list)) and len(path) == 2 and all(isinstance(p, (tuple, list)) for p in path):
+        nodes, taps = path
+        parsed = (tuple((int(l), int(i)) for l, i in nodes), tuple(None if t is None else int(t) for t in taps))
+    else:
+        raise error(f"cannot read path {path!r}: {_FORMS}")
+    problem = path_problem(net, parsed)
+    if problem:
+        raise error(f"{format_general_path(net, parsed) if parsed[0] else 'path'} is not a path of network {net.name or '(unnamed)'}: {problem}")
+    return parsed

@@ -1,0 +1,345 @@
+"""The result of a solve, one type for every network and engine: the basis, its exact verdict,
+the discards with their rules and certificates, the parts of the basis, ``why`` and ``express``.
+
+A layered network's result holds the engine's own run (Step 1-3 records under ``deah``); a
+general network's result holds the layered run on its core under ``core`` and counts the paths
+of each part (core, tap lift, extra layers, identity forest) in ``parts``. Paths are spelled
+in the form of their network: ``((layer, index), ...)`` for a layered one, ``{"nodes": [[name,
+index], ...], "taps": [...]}`` for a general one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .analysis.coordinates import check_certificate, coordinates
+from .analysis.general_coordinates import check_general_certificate, general_coordinates
+from .discarded import DiscardedPath, DiscardedList
+from .errors import BadInput
+from .export import discard_document, export_document, summary
+from .general.blocks import block_general_paths, general_path_json
+from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
+from .general.paths import format_general_path, read_any_general_path
+from .network import Network
+from .verify import Verdict, read_path
+
+__all__ = ["Result", "Repair", "PlainPath"]
+
+PlainPath = tuple[tuple[int, int], ...]  # a path as plain data: ((layer, neuron index), ...) from layer 0 to L
+
+
+@dataclass
+class Repair:
+    """One change the exact repair made to DEAH's union.
+
+    action: "drop" (a kept path was dependent on the paths before it), "readmit" (a path SDVChain
+    discarded raises the rank and comes back), or "add" (a skeleton path was needed to reach m-H).
+    """
+
+    action: str
+    layers: tuple[int, ...]
+    indices: tuple[int, ...]
+    substructure: int | None
+
+
+@dataclass(repr=False)
+class Result:
+    """What :func:`~basispath_graph.solve` found: a basis path set, its exact verdict, the
+    discards and repairs; the same type for every network and engine.
+
+    ``certified``, ``m``, ``H``, ``basis_size``; ``basis`` holds the paths as blocks of arrays
+    (``PathBlock`` for a layered network, ``GeneralBlock`` for a general one: each block is one
+    route with its neurons and taps, the form large networks need); ``basis_paths`` and
+    ``discarded_paths`` spell them in the network's path form; ``discarded`` holds the discards
+    with their rule (``reason``) and certificate over ``basis`` (basis indices); ``parts`` counts
+    the paths of each part of a general network's basis and ``core`` is the run on its core.
+    ``why(path)`` and ``express(path)`` answer for any path; ``summary()`` and ``export()`` are
+    what ``basispath solve --json`` and ``--export`` write.
+
+    Examples
+    --------
+    >>> from basispath_graph import Network, solve
+    >>> r = solve(Network([2, 3, 2]))
+    >>> r
+    Result(network='', engine='deah-complete', m=12, H=3, basis=9 paths, certified=True, discarded=0, repairs=0)
+    >>> r.basis_paths[0]
+    ((0, 0), (1, 0), (2, 0))
+    >>> r.why([(0, 1), (1, 0), (2, 1)])["status"]
+    'not a candidate'
+    """
+
+    network: Network
+    engine: str
+    seed: int
+    basis: list  # PathBlock (layered network) or GeneralBlock (general network) blocks
+    basis_substructures: list[int | None]  # substructure idx of each basis block (None: skeleton, or not the core)
+    verdict: Verdict  # of the returned basis
+    raw_verdict: Verdict  # of the engine's output before any repair
+    discarded: Sequence[DiscardedPath] = field(default_factory=list)  # a DiscardedList for deah-complete
+    repairs: list[Repair] = field(default_factory=list)  # applied to ``basis``
+    deah: object = None  # the DeahResult of a layered network's DEAH run (Steps 1-3)
+    repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
+    timings: dict[str, float] = field(default_factory=dict)
+    # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
+    # deah-complete's local ones (docs/deah-complete.md), "global elimination" the exact Expresser.
+    certificate_method: str | None = None
+    # Certificates re-added weight by weight after they were made (all of them for the global
+    # elimination; for deah-complete's assembled ones, up to RECHECK_LIMIT spread over the table).
+    certificates_rechecked: int = 0
+    # A general network: the paths of each part (core, tap_lift, extra, identity) and the core's
+    # layer names ("core_layers"); ``core`` is the layered Result on the core (DEAH engines).
+    parts: dict = field(default_factory=dict)
+    core: "Result | None" = None
+
+    @classmethod
+    def of_general(cls, network: Network, engine: str, seed: int, blocks: list, verdict: Verdict, timings: dict,
+                   parts: dict | None = None, core: "Result | None" = None) -> "Result":
+        """A general network's result: its blocks and verdict; with a DEAH engine the core's
+        discards, certificates (indices into ``blocks``: the core's kept paths come first, in
+        the same order) and repairs are this result's."""
+        if core is None:
+            return cls(network, engine, seed, blocks, [None] * len(blocks), verdict, verdict, timings=timings,
+                       parts=dict(parts or {}))
+        subs = list(core.basis_substructures) + [None] * (len(blocks) - len(core.basis))
+        return cls(network, engine, seed, blocks, subs, verdict, verdict, core.discarded, core.repairs,
+                   repairs_needed=core.repairs_needed, timings=timings, certificate_method=core.certificate_method,
+                   certificates_rechecked=core.certificates_rechecked, parts=dict(parts or {}), core=core)
+
+    # -- sizes and verdict -----------------------------------------------------------------
+
+    @property
+    def certified(self) -> bool:
+        """True when the returned basis passed exact verification (``verdict`` says why not)."""
+        return self.verdict.certified
+
+    @property
+    def m(self) -> int:
+        """Number of weights of the network."""
+        return self.network.m
+
+    @property
+    def H(self) -> int:
+        """Number of hidden rescaling classes of the network."""
+        return self.network.H
+
+    @property
+    def basis_size(self) -> int:
+        """Number of paths in the returned basis (m - H when certified)."""
+        return sum(len(b) for b in self.basis)
+
+    @property
+    def blocks(self) -> list:
+        """The basis blocks (the name general results had)."""
+        return self.basis
+
+    # -- paths -----------------------------------------------------------------------------
+
+    @property
+    def basis_paths(self) -> list:
+        """The basis in the network's path form, in basis index order (certificates refer to
+        these indices): ``((layer, index), ...)`` tuples, or general paths as JSON objects."""
+        if not self.network.is_layered:
+            return general_basis_paths(self)
+        return [tuple(zip(b.layers, row)) for b in self.basis for row in b.nodes.tolist()]
+
+    @property
+    def discarded_paths(self) -> list:
+        """The discarded paths in the network's path form, in the order of ``discarded``."""
+        if not self.network.is_layered:
+            return [general_core_path(self.parts, self.network, d.layers, d.indices) for d in self.discarded]
+        if isinstance(self.discarded, DiscardedList):  # arrays: no record per path
+            return [tuple(zip(b.layers, row)) for b in self.discarded.blocks() for row in b.nodes.tolist()]
+        return [tuple(zip(d.layers, d.indices)) for d in self.discarded]
+
+    def basis_path(self, index: int):
+        """The basis path with this global index: (layers, indices) for a layered network, a
+        general path ``((layer, index), ...), taps`` for a general one."""
+        for block in self.basis:
+            if index < len(block):
+                if not self.network.is_layered:
+                    return block_general_paths(self.network, _take(block, index))[0]
+                return block.layers, tuple(int(i) for i in block.nodes[index])
+            index -= len(block)
+        raise IndexError(index)
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def summary(self) -> dict:
+        """Exactly what ``basispath solve --json`` prints."""
+        return summary(self) if self.network.is_layered else general_summary(self)
+
+    def export(self) -> dict:
+        """Exactly the JSON document ``basispath solve --export`` writes (``json.dumps`` it)."""
+        return export_document(self) if self.network.is_layered else general_export(self)
+
+    # -- questions about one path --------------------------------------------------------------
+
+    def why(self, path) -> dict:
+        """Why ``path`` was kept or discarded, or its coordinates when it was never a candidate:
+        the answer ``GraphStore.why`` gives for a stored run, re-verified.
+
+        ``path``: for a layered network ``"0:1,1:0,2:1"`` or (layer, index) pairs; for a general
+        one ``{"nodes": [[layer, index], ...], "taps": [...]}`` (or its JSON text) or
+        ``((layer, index), ...), taps``.
+
+        Returns ``{"run", "path", "id", "status", "substructure", "reason", "certificate",
+        "verified"}``: ``status`` is "kept", "discarded" or "not a candidate"; ``reason`` the
+        rule that decided it (``{"step", ...}`` in the shape of the rule: SDVChain call, hop
+        rule, local rule, repair, or "coordinates"); ``certificate`` the terms ``{"coef",
+        "path", "index"}`` with path = sum of coef x basis path (``index`` into ``basis``);
+        ``verified`` the re-check by vector addition, done now. ``run`` and ``id`` are None
+        (a stored run's answer has its run and stored path ids there).
+
+        Raises BadInput when ``path`` is not a path of the network.
+        """
+        if self.network.is_layered:
+            return self._why_layered(path)
+        return self._why_general(path)
+
+    def express(self, path) -> dict:
+        """The coordinates of any path of the network over this basis (``basispath_graph.express``):
+        ``{"path", "text", "coordinates": [{"coef", "path", "index"}], "verified"}``."""
+        if self.network.is_layered:
+            return coordinates(self.network, self.basis, path)
+        return general_coordinates(self.network, self.basis, read_any_general_path(self.network, path))
+
+    def _why_layered(self, path) -> dict:
+        layers, indices = read_path(path)
+        pairs = [[int(l), int(i)] for l, i in zip(layers, indices)]
+        found = _find_row(self.basis, layers, indices)
+        answer = {"run": None, "path": pairs, "id": None}
+        if found is not None:
+            block, index = found
+            return {**answer, "status": "kept", "substructure": self.basis_substructures[block],
+                    "reason": {"step": "kept", "detail": "kept: a path of the basis"},
+                    "certificate": [{"coef": 1, "path": pairs, "index": index}], "verified": True}
+        record = self._discard_record(layers, indices)
+        if record is not None:
+            return {**answer, **self._discard_answer(self, record, pairs, (layers, indices), check_certificate)}
+        coords = coordinates(self.network, self.basis, tuple(zip(layers, indices)))
+        return {**answer, "status": "not a candidate", "substructure": None,
+                "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
+                "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
+                "verified": coords["verified"]}
+
+    def _discard_record(self, layers, indices):
+        for d in self.discarded:
+            if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices):
+                return d
+        return None
+
+    def _discard_answer(self, run: "Result", record, path_json, target, check) -> dict:
+        """status, substructure, reason (the rule, from ``run``: this result or its core),
+        certificate over this result's basis and its re-check by vector addition."""
+        reason = discard_document(run, tuple(zip(record.layers, record.indices)))["reason"]
+        indices = [(int(i), int(c)) for i, c in (record.certificate or [])]
+        terms = [(c, self.basis_path(i)) for i, c in indices]
+        spell = (lambda p: [[int(l), int(i)] for l, i in zip(*p)]) if self.network.is_layered else (
+            lambda p: general_path_json(self.network, p))
+        return {"status": "discarded", "substructure": None if record.substructure is None else int(record.substructure),
+                "reason": reason, "certificate": [{"coef": c, "path": spell(p), "index": i} for (c, p), (i, _) in zip(terms, indices)],
+                "verified": bool(terms) and check(target, terms)}
+
+    def _why_general(self, path) -> dict:
+        net = self.network
+        target = read_any_general_path(net, path)
+        answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
+        index = _find_general(net, self.basis, target)
+        if index is not None:
+            return {**answer, "status": "kept", "substructure": None,
+                    "reason": {"step": "kept", "detail": "kept: a path of the basis"},
+                    "certificate": [{"coef": 1, "path": answer["path"], "index": index}], "verified": True}
+        record = self._core_discard(target)
+        if record is not None:
+            check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
+            found = self._discard_answer(self.core, record, answer["path"], target, check)
+            return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
+        coords = general_coordinates(net, self.basis, target)
+        return {**answer, "status": "not a candidate", "substructure": None,
+                "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
+                "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
+                "verified": coords["verified"]}
+
+    def _core_discard(self, target):
+        """The core's discard record of a general path (tap 0 on every hop, core layers only)."""
+        if self.core is None or not len(self.discarded):
+            return None
+        nodes, taps = target
+        position = {name: k for k, name in enumerate(self.parts["core_layers"])}
+        names = [self.network.layers[l].name for l, _ in nodes]
+        if any(t != 0 for t in taps) or any(n not in position for n in names):
+            return None
+        return self._discard_record(tuple(position[n] for n in names), tuple(i for _, i in nodes))
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(network={self.network.name!r}, engine={self.engine!r}, m={self.m}, H={self.H}, "
+            f"basis={self.basis_size} paths, certified={self.certified}, discarded={len(self.discarded)}, "
+            f"repairs={len(self.repairs)})"
+        )
+
+
+def _take(block, index: int):
+    """One path of a GeneralBlock as a block of one."""
+    return type(block)(block.layers, block.hops, block.nodes[index : index + 1], block.taps[index : index + 1])
+
+
+def _find_row(blocks, layers, indices) -> tuple[int, int] | None:
+    """(block number, basis index) of a layered path in the basis, or None."""
+    start, row = 0, np.asarray(indices, dtype=np.int64)
+    for k, b in enumerate(blocks):
+        if tuple(b.layers) == tuple(layers) and len(b):
+            hit = np.flatnonzero((b.nodes == row).all(axis=1))
+            if len(hit):
+                return k, start + int(hit[0])
+        start += len(b)
+    return None
+
+
+def _find_general(net: Network, blocks, target) -> int | None:
+    """Basis index of a general path, or None."""
+    nodes, taps = target
+    layers = tuple(l for l, _ in nodes)
+    row = np.asarray([i for _, i in nodes], dtype=np.int64)
+    tap_row = np.asarray([0 if t is None else t for t in taps], dtype=np.int64)
+    start = 0
+    for b in blocks:
+        if tuple(b.layers) == layers and len(b) and all(
+            net.connections[k].trainable == (t is not None) for k, t in zip(b.hops, taps)
+        ):
+            hit = np.flatnonzero((b.nodes == row).all(axis=1) & (b.taps == tap_row).all(axis=1))
+            if len(hit):
+                return start + int(hit[0])
+        start += len(b)
+    return None
+
+
+_WEIGHT_KEYS = ("crossing", "differs", "twin_differs", "agrees", "ep", "ucp_star", "iep", "shared")
+
+
+def core_reason_named(reason: dict, core_layers: list[str]) -> dict:
+    """A core discard's rule with the core's layer positions spelled as the general network's
+    layer names: substructure layers, hops and shared layer pairs, paths ([name, index] pairs)
+    and weights ([name, index, name, index])."""
+    name = lambda l: core_layers[int(l)]  # noqa: E731
+    out = dict(reason)
+    for key in ("substructure", "hop"):
+        if isinstance(out.get(key), list):
+            out[key] = [name(l) for l in out[key]]
+    if isinstance(out.get("twin"), list):
+        out["twin"] = [[name(l), i] for l, i in out["twin"]]
+    if isinstance(out.get("pair"), dict):
+        out["pair"] = {k: [name(l) for l in v] for k, v in out["pair"].items()}
+    if isinstance(out.get("shared_layers"), list):
+        out["shared_layers"] = [[name(a), name(b)] for a, b in out["shared_layers"]]
+    for key in _WEIGHT_KEYS:
+        value = out.get(key)
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            out[key] = [[name(a), i, name(b), j] for a, i, b, j in value]
+        elif isinstance(value, list) and len(value) == 4 and not isinstance(value[0], list):
+            a, i, b, j = value
+            out[key] = [name(a), i, name(b), j]
+    return out
