@@ -1,4 +1,5 @@
-"""The skeleton engine: a basis path set in O(m * L) for any network.
+"""The skeleton engine on a layered network: the one skeleton engine (``general/skeleton.py``) with
+the layered designations, spelled as path blocks. A basis path set in O(m * L).
 
 Every neuron not in layer 0 has a designated incoming weight from the previous layer
 (``ChoiceRule.predecessor``), every neuron not in layer L a designated outgoing weight to the
@@ -15,30 +16,19 @@ from __future__ import annotations
 import numpy as np
 
 from .choices import ChoiceRule
+from .general.skeleton import designated_walks, through_paths, weight_paths
 from .network import Network, PathBlock
 
 __all__ = ["skeleton_basis"]
 
 
-def _walks(network: Network, rule: ChoiceRule):
-    """in-walks IN[l] (w_l, l+1) and out-walks OUT[l] (w_l, L-l+1), neurons per visited layer."""
-    w, L = network.widths, network.L
-    IN = [np.arange(w[0], dtype=np.int64)[:, None]]
-    for l in range(1, L + 1):
-        pred = rule.predecessor(l - 1, l, np.arange(w[l]))
-        IN.append(np.concatenate([IN[l - 1][pred], np.arange(w[l], dtype=np.int64)[:, None]], axis=1))
-    OUT = [None] * (L + 1)
-    OUT[L] = np.arange(w[L], dtype=np.int64)[:, None]
-    for l in range(L - 1, -1, -1):
-        nxt = rule.direct(l, l + 1, np.arange(w[l]))
-        OUT[l] = np.concatenate([np.arange(w[l], dtype=np.int64)[:, None], OUT[l + 1][nxt]], axis=1)
-    return IN, OUT
-
-
 def skeleton_basis(network: Network, seed: int = 0) -> list[PathBlock]:
-    """A basis path set of ``network`` with exactly m - H paths.
+    """A basis path set of a layered ``network`` with exactly m - H paths: the one skeleton
+    engine (``general.skeleton``) with the layered designations (consecutive layers, neurons
+    chosen by the seeded ``ChoiceRule``), spelled as path blocks.
 
-    Running time O(m * L). Returns one block for the full layer sequence (consecutive pairs)
+    Running time O(m * L). Returns one block for the full layer sequence (the paths of the
+    consecutive pairs' weights in pair order, then the canonical paths in(x) + out(x), sorted)
     and one per skip pair.
 
     Examples
@@ -47,20 +37,15 @@ def skeleton_basis(network: Network, seed: int = 0) -> list[PathBlock]:
     >>> sum(len(b) for b in skeleton_basis(net)) == net.m - net.H
     True
     """
-    rule = ChoiceRule(network.widths, seed)
-    w, L = network.widths, network.L
-    IN, OUT = _walks(network, rule)
-    full_rows, designated_rows, blocks = [], [], []
-    for a, b in network.pairs:
-        i, j = np.divmod(np.arange(w[a] * w[b], dtype=np.int64), w[b])
-        nodes = np.concatenate([IN[a][i], OUT[b][j]], axis=1)
-        if b > a + 1:
-            layers = tuple(range(a + 1)) + tuple(range(b, L + 1))
-            blocks.append(PathBlock(layers, nodes))
+    walks = designated_walks(network, rule=ChoiceRule(network.widths, seed))
+    canonical = np.unique(np.concatenate([b.nodes for b in through_paths(network, walks)]).astype(np.int64), axis=0)
+    consecutive, skips = [], []
+    for k, c in enumerate(network.connections):
+        block = weight_paths(network, walks, k)
+        if block is None:
             continue
-        designated = (rule.direct(a, b, i) == j) | (rule.predecessor(a, b, j) == i)
-        full_rows.append(nodes[~designated])
-        designated_rows.append(nodes[designated])
-    canonical = np.unique(np.concatenate(designated_rows, axis=0), axis=0)
-    full = PathBlock(tuple(range(L + 1)), np.concatenate(full_rows + [canonical], axis=0))
-    return [full] + blocks
+        if c.target == c.source + 1:
+            consecutive.append(block.nodes)
+        else:
+            skips.append(PathBlock(block.layers, block.nodes))
+    return [PathBlock(tuple(range(network.L + 1)), np.concatenate(consecutive + [canonical]))] + skips

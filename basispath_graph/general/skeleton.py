@@ -29,12 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..choices import ChoiceRule
 from ..errors import BadInput
 from .blocks import GeneralBlock, block_weight_ids, connection_weights
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "skeleton_blocks", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -53,10 +54,19 @@ class Walks:
     out_layers: dict[int, tuple[int, ...]]
     out_hops: dict[int, tuple[int, ...]]
     out_nodes: dict[int, np.ndarray]
+    rule: ChoiceRule | None = None  # a layered network's seeded choice of designated neurons
 
 
-def _designated(net: GeneralNetwork, into: bool, identities: bool) -> dict[int, int]:
+def _designated(net: GeneralNetwork, into: bool, identities: bool, rule: ChoiceRule | None) -> dict[int, int]:
+    """Each layer's designated connection in (``into``) or out. With a choice rule (a layered
+    network) the connection from the previous layer / to the next one, else (see the module doc)
+    an identity connection when the layer has one, else its first trainable one in spec order."""
     chosen: dict[int, int] = {}
+    if rule is not None:
+        for k, c in enumerate(net.connections):
+            if c.target == c.source + 1:
+                chosen[c.target if into else c.source] = k
+        return chosen
     for k, c in enumerate(net.connections):
         if c.kind == "identity" and not identities:
             continue
@@ -67,16 +77,24 @@ def _designated(net: GeneralNetwork, into: bool, identities: bool) -> dict[int, 
     return chosen
 
 
-def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray) -> np.ndarray:
-    """Neuron on the other side of connection ``c_idx`` for neurons ``index``, either way
-    (designated: 0 for dense, the same neuron otherwise)."""
-    return np.zeros_like(index) if net.connections[c_idx].kind == "dense" else index
+def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray, into: bool, rule: ChoiceRule | None) -> np.ndarray:
+    """Neuron on the other side of designated connection ``c_idx`` for neurons ``index`` (of its
+    target when ``into``, else of its source): the same neuron on a diagonal or identity
+    connection; on a dense one neuron 0, or with a choice rule (a layered network, seeded) the
+    rule's predecessor / direct target."""
+    c = net.connections[c_idx]
+    if c.kind != "dense":
+        return index
+    if rule is None:
+        return np.zeros_like(index)
+    return rule.predecessor(c.source, c.target, index) if into else rule.direct(c.source, c.target, index)
 
 
-def designated_walks(net: GeneralNetwork, identities: bool = True) -> Walks:
+def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceRule | None = None) -> Walks:
     """Every neuron's walks; ``identities=False``: designations among trainable connections only
-    (the walks of N, the network without identity connections)."""
-    pred, succ = _designated(net, True, identities), _designated(net, False, identities)
+    (the walks of N, the network without identity connections). ``rule``: a layered network's
+    seeded choice rule (``skeleton.skeleton_basis``), which designates consecutive layers."""
+    pred, succ = _designated(net, True, identities, rule), _designated(net, False, identities, rule)
     in_layers, in_hops, in_nodes = {}, {}, {}
     for layer in range(len(net.layers)):  # topological order: a pred's source comes first
         idx = np.arange(net.layers[layer].size, dtype=np.int64)
@@ -85,7 +103,7 @@ def designated_walks(net: GeneralNetwork, identities: bool = True) -> Walks:
             continue
         k = pred[layer]
         a = net.connections[k].source
-        prev = in_nodes[a][_follow(net, k, idx)]
+        prev = in_nodes[a][_follow(net, k, idx, True, rule)]
         in_layers[layer], in_hops[layer] = in_layers[a] + (layer,), in_hops[a] + (k,)
         in_nodes[layer] = np.concatenate([prev, idx[:, None]], axis=1)
     out_layers, out_hops, out_nodes = {}, {}, {}
@@ -96,22 +114,22 @@ def designated_walks(net: GeneralNetwork, identities: bool = True) -> Walks:
             continue
         k = succ[layer]
         b = net.connections[k].target
-        nxt = out_nodes[b][_follow(net, k, idx)]
+        nxt = out_nodes[b][_follow(net, k, idx, False, rule)]
         out_layers[layer], out_hops[layer] = (layer,) + out_layers[b], (k,) + out_hops[b]
         out_nodes[layer] = np.concatenate([idx[:, None], nxt], axis=1)
-    return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes)
+    return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes, rule)
 
 
-def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
+def weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
     """Paths in(u) + e + out(v) of the weights of connection k that are nobody's designated hop."""
     c = net.connections[k]
     a, b = c.source, c.target
     i, j, t = connection_weights(net, k)
     designated = np.zeros(len(i), dtype=bool)
-    if w.pred.get(b) == k:  # pred of (b, j) is (a, 0 or j) with tap 0
-        designated |= (t == 0) & ((i == 0) if c.kind == "dense" else True)
-    if w.succ.get(a) == k:  # succ of (a, i) is (b, 0 or i) with tap 0
-        designated |= (t == 0) & ((j == 0) if c.kind == "dense" else True)
+    if w.pred.get(b) == k:  # pred of (b, j) is (a, follow(j)) with tap 0
+        designated |= (t == 0) & (i == _follow(net, k, j, True, w.rule))
+    if w.succ.get(a) == k:  # succ of (a, i) is (b, follow(i)) with tap 0
+        designated |= (t == 0) & (j == _follow(net, k, i, False, w.rule))
     keep = ~designated
     if not keep.any():
         return None
@@ -124,7 +142,7 @@ def _weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
     return GeneralBlock(w.in_layers[a] + w.out_layers[b], hops, nodes, taps)
 
 
-def _through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
+def through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     """T(z) = in(z) + out(z) of every neuron with a trainable designated hop, each distinct path once."""
     seen: set = set()
     blocks = []
@@ -151,12 +169,12 @@ def _through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     return blocks
 
 
-def _skeleton_of(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
+def skeleton_of(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     """The T paths first, then the paths of the non-designated weights by connection."""
-    blocks = _through_paths(net, w)
+    blocks = through_paths(net, w)
     for k, c in enumerate(net.connections):
         if c.trainable:
-            block = _weight_paths(net, w, k)
+            block = weight_paths(net, w, k)
             if block is not None:
                 blocks.append(block)
     return blocks
@@ -167,14 +185,14 @@ def skeleton_blocks(net: GeneralNetwork) -> list[GeneralBlock]:
     with identity designations miss the count, the skeleton of N (walks over trainable
     connections only) plus the identity forest (``identity_forest``); UnsupportedIdentity when
     N does not keep the inputs and outputs either."""
-    blocks = _skeleton_of(net, designated_walks(net))
+    blocks = skeleton_of(net, designated_walks(net))
     size = sum(len(b) for b in blocks)
     if size == net.basis_size:
         return blocks
     problem = identity_free_problem(net)
     if problem is None:
         w = designated_walks(net, identities=False)
-        blocks = _skeleton_of(net, w) + forest_blocks(
+        blocks = skeleton_of(net, w) + forest_blocks(
             net,
             lambda layer, rows: (w.in_layers[layer], w.in_hops[layer], w.in_nodes[layer][rows]),
             lambda layer, rows: (w.out_layers[layer], w.out_hops[layer], w.out_nodes[layer][rows]),
