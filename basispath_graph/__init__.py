@@ -19,7 +19,7 @@ store runs, query the graph, compare architectures.
 
 __version__ = "0.1.0"
 
-from .api import certify, compare, default_engine, express, load_general, load_spec, preset, preset_families, solve
+from .api import certify, compare, default_engine, express, from_torch, load_general, load_spec, preset, preset_families, solve
 from .general.model import GeneralNetwork
 from .general.solve import GeneralResult, solve_general
 from .errors import BadInput, BasispathError, LimitExceeded, NotCertified, StoreError, StoreLocked, StoreUnavailable
@@ -32,7 +32,7 @@ from .verify import Verdict
 __all__ = [
     "__version__",
     # networks: one class, layered (widths, skips) or general (layers, connections) form
-    "Network", "load_spec", "preset", "preset_families",
+    "Network", "load_spec", "from_torch", "preset", "preset_families",
     # solving and checking: one solve, one Result, for every network and engine
     "solve", "Result", "ENGINES", "DEFAULT_ENGINE", "default_engine", "certify", "Verdict", "compare", "express",
     # older names, thin aliases: GeneralNetwork = Network, SolveResult = GeneralResult = Result,

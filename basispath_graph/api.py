@@ -24,10 +24,11 @@ from .presets import FAMILIES, preset_network
 from .result import Result
 from .solver import DEFAULT_ENGINE, solve as solve_layered
 from .spec import DEFAULT_MAX_WEIGHTS, load_any_spec, parse_spec, resolve_max_weights
+from .torch_import import network_from_module
 from .verify import Verdict, read_path
 from .verify import certify as _certify_blocks
 
-__all__ = ["load_spec", "load_general", "solve", "solve_general", "default_engine", "preset", "preset_families", "certify", "compare", "express"]
+__all__ = ["load_spec", "load_general", "from_torch", "solve", "solve_general", "default_engine", "preset", "preset_families", "certify", "compare", "express"]
 
 
 def load_spec(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
@@ -172,6 +173,48 @@ def solve(source, engine: str | None = None, seed: int = 0, **options) -> Result
     if network.is_layered:
         return solve_layered(network, engine, seed, **options)
     return solve_general(network, engine, seed, **options)
+
+
+def from_torch(model, *, name: str = "", input_shape: tuple[int, ...] | None = None, general: bool = False,
+               max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Network:
+    """Read a PyTorch model's weights into a Network (``basispath spec from-torch``; needs torch).
+
+    A model of ``nn.Linear``, ReLU and ``torch.cat`` only reads as a layered network; anything
+    with convolutions (kernel taps), biases, BatchNorm (eval mode), pooling, flatten, residual
+    adds or concatenations along channels reads at channel level, in the general form
+    (docs/general-networks.md); an operation neither reader knows is refused by name.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Traced with ``torch.fx`` (call ``model.eval()`` first when it has BatchNorm).
+    name : str
+    input_shape : tuple of int, optional
+        ``(N, C, H, W)`` or the like: the model is run once on zeros of this shape to learn the
+        ranks of its tensors (needed for a Linear after a flatten of feature maps).
+    general : bool
+        Read an MLP at channel level too (its biases then count as weights).
+    max_weights : int or None
+        As for :func:`load_spec`.
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    TorchImportError
+        (a :class:`~basispath_graph.errors.BadInput`): torch missing, or an operation that
+        cannot be read, named with its module.
+
+    Examples
+    --------
+    >>> import torchvision
+    >>> net = from_torch(torchvision.models.resnet18(weights=None).eval(), name="resnet18")
+    >>> net.m, net.H, net.is_layered
+    (11684712, 2880, False)
+    """
+    return network_from_module(model, f"<{type(model).__name__}>", name, max_weights, general, input_shape)
 
 
 def preset(
