@@ -17,7 +17,7 @@ from .export import basis_paths_of, read_json_file
 from .general.blocks import block_general_paths
 from .general.model import from_layered
 from .spec import is_general_spec, parse_general
-from .general.paths import certify_general, general_basis_of, path_block, read_any_general_path
+from .general.paths import certify_blocks, certify_general, general_basis_of, path_block, read_any_general_path
 from .general.solve import solve_general
 from .network import Network, PathBlock, blocks_from_json
 from .presets import FAMILIES, preset_network
@@ -345,6 +345,8 @@ def certify(network: Network, basis) -> Verdict:
     'size 1 != m - H = 2'
     """
     if not _check_network(network, "certify").is_layered:
+        if isinstance(basis, Result) and basis.network == network:  # the engine's blocks, as solve certified them
+            return certify_blocks(network, basis.basis)
         return certify_general(network, _general_paths(network, basis))
     return _certify_blocks(network, _basis_blocks(network, basis))
 
