@@ -326,3 +326,14 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch):
     namespace: dict = {}
     exec(compile(block.group(1), "README.md", "exec"), namespace)  # noqa: S102 - our own README
     assert namespace["result"].certified and (tmp_path / "basispath-store").is_dir()
+    # the values its comments quote
+    net, result, why, faithful = (namespace[k] for k in ("net", "result", "why", "faithful"))
+    assert (net.m, net.H, net.basis_size) == (271690, 448, 271242)
+    assert (result.certified, result.repairs_needed, len(result.discarded)) == (True, 0, 47776)
+    assert (why["reason"]["step"], why["verified"]) == ("prefix", True)
+    assert (faithful.raw_verdict.defect, faithful.repairs_needed, faithful.certified) == ("size 140 != m - H = 130", 10, True)
+    run = namespace["run"]
+    assert run.certified and run.basis_size == 130
+    with open_store(str(tmp_path / "basispath-store"), read_only=True) as store:
+        assert store.why(run.id, "0:0,1:1,2:1,3:1,5:1")["status"] == "discarded"
+        assert store.query("MATCH (:Run {id: $run})-[:DISCARDED]->(b) RETURN count(b) AS n", run=run.id) == [{"n": 90}]

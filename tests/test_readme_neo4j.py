@@ -1,4 +1,5 @@
-"""The README's "Using Neo4j" commands, run as written, on real Neo4j servers.
+"""The commands of docs/neo4j.md ("Using Neo4j", once a README section), run as written, on real
+Neo4j servers.
 
 The blocks marked ``<!-- tested as written: tests/test_readme_neo4j.py -->`` are run by bash:
 the existing-server block against the session's server (only its ``export`` line is replaced by
@@ -27,9 +28,9 @@ pytestmark = pytest.mark.neo4j
 
 
 def readme_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "neo4j.md").read_text()
     blocks = re.findall(re.escape(MARK) + r"\n```\n(.*?)```\n", text, flags=re.S)
-    assert len(blocks) == 2, "README: expected the existing-server and the make neo4j blocks"
+    assert len(blocks) == 2, "docs/neo4j.md: expected the existing-server and the make neo4j blocks"
     return blocks
 
 
