@@ -12,6 +12,8 @@ text is not wrapped mid-word and has no escapes.
   started together and only the collected results are checked.
 - :func:`run_in_process` calls the CLI's ``main()`` in the test process (fast; no new
   interpreter), with the same environment cleaning done through ``monkeypatch``.
+- :func:`on_terminal` runs one command with stdout and stderr on a pseudo-terminal of a given
+  width, as a user at a terminal sees it.
 """
 
 from __future__ import annotations
@@ -139,3 +141,38 @@ def run_in_process(args, cwd: Path, monkeypatch, capsys) -> subprocess.Completed
         cli_main.main()
     captured = capsys.readouterr()
     return subprocess.CompletedProcess(args, info.value.code, captured.out, captured.err)
+
+
+def on_terminal(*args, columns: int, env: Env | None = None, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """Run ``basispath ARGS`` with stdin, stdout and stderr on a pseudo-terminal COLUMNS wide
+    (the window size and ``$COLUMNS`` both say so; ``TERM=xterm``: rich takes a dumb terminal
+    to be 80 columns whatever it is told); stdout is what the terminal received (both
+    streams, ``\\r\\n`` turned back into ``\\n``), stderr is empty."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    try:
+        proc = subprocess.Popen(
+            command(args), stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+            env=cli_env({"COLUMNS": str(columns), "TERM": "xterm", **(env or {})}),
+        )
+    finally:
+        os.close(slave)
+    chunks = []
+    try:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the last holder of the terminal's other end has gone
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    code = proc.wait(timeout=TIMEOUT)
+    return subprocess.CompletedProcess(proc.args, code, b"".join(chunks).decode(errors="replace").replace("\r\n", "\n"), "")

@@ -26,7 +26,7 @@ from ..store.base import WriteRefused
 from ..store.library import shared_query_file
 from ..store.general_networks import ingest_any
 from ..store.runs import delete_run, list_runs, load_run_for_resume, open_run_store, run_status
-from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_any_network, table_console, time_limit
+from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, print_rows, read_any_network, table_console, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -414,10 +414,7 @@ def runs_command(
         print(json.dumps(rows))
         return
     keys = ("id", "network", "engine", "seed", "status", "stage", "m", "H", "basis_size", "certified", "repairs", "started")
-    table = Table(*keys)
-    for r in rows:
-        table.add_row(*(escape(str(r[k])) if r[k] is not None else "" for k in keys))
-    table_console().print(table)
+    print_rows(keys, [[str(r[k]) if r[k] is not None else "" for k in keys] for r in rows])
 
 
 def delete_command(
