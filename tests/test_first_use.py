@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
-from .cli_runner import cli, on_terminal, show
+from .cli_runner import Terminal, cli, on_terminal, show
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -50,3 +52,36 @@ def test_runs_keeps_the_table_where_it_fits(two_runs):
     res = on_terminal("runs", "--store", store, columns=200)
     assert res.returncode == 0 and res.stdout.startswith("┏"), show(res)
     assert all(_whole(run["id"], res.stdout) for run in runs), res.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Ctrl-C during `basispath run` names the run and the command that finishes it
+
+
+@pytest.fixture(scope="module")
+def big_spec(tmp_path_factory):
+    """resnet 6x48: m = 25,344, a run that writes for a few seconds."""
+    path = tmp_path_factory.mktemp("big") / "resnet-6x48.json"
+    cli("spec", "preset", "resnet", "--depth", 6, "--width", 48, "-o", path, check=0)
+    return path
+
+
+def test_ctrl_c_during_run_names_the_run_and_how_to_finish_it(big_spec, tmp_path):
+    store = tmp_path / "my store"  # a path the printed command must quote
+    term = Terminal(["run", big_spec, "--store", store], cwd=tmp_path)
+    term.wait_for("basis paths")  # the progress display: the run is being written
+    term.proc.send_signal(signal.SIGINT)
+    res = term.finish()
+    assert res.returncode == 130, show(res)
+    found = re.search(r"error: interrupted: run (\w+) is incomplete; finish it with: (basispath run --resume \1 --store '.*')\n", res.stdout)
+    assert found, show(res)
+    assert found.group(2) == f"basispath run --resume {found.group(1)} --store '{store}'"
+    (before,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert (before["id"], before["status"]) == (found.group(1), "incomplete")
+    # the printed command finishes it, and the run keeps the time it was started
+    time.sleep(1.1)  # (to the second: a new time would differ)
+    resumed = json.loads(cli("run", "--resume", before["id"], "--store", store, "--json", "--quiet", check=0).stdout)
+    assert resumed["run_id"] == before["id"] and resumed["certified"]
+    (after,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert after["status"] == "complete" and after["started"] == before["started"], (before, after)
+

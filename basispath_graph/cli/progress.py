@@ -25,6 +25,12 @@ class StageProgress:
                 transient=True,
             )
         self._task = None
+        self.run_id: str | None = None  # the run being written, once it is in the store
+
+    def start_run(self, run_id: str, resumed: bool) -> None:
+        """The pipeline's run RUN_ID is in the store (new, or RESUMED): an interrupted command
+        can name it."""
+        self.run_id = run_id
 
     def __enter__(self):
         if self._progress:

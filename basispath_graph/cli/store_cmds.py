@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -47,14 +48,23 @@ def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
         raise failure(exc) from None
 
 
-def _run_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], quiet: bool, as_json: bool, options: dict) -> None:
-    """``basispath run`` of a general spec: solve it (skeleton unless --engine says otherwise) and
-    store network, run and kept paths."""
-    try:
-        with StageProgress(not quiet) as progress:
-            outcome = execute_general_run(s, network, engine, seed, resume=resume, progress=progress, **options)
-    except BadInput as exc:  # UnsupportedIdentity / UnsupportedFeature: a network the engine does not read
-        raise fail(f"{what}: {exc}") from None
+#: Exit code of a command stopped by Ctrl-C (SIGINT): 128 + 2, as the shell reports it.
+EXIT_INTERRUPTED = 130
+
+
+def _interrupted(run_id: Optional[str], complete: bool, store: Optional[str]) -> "typer.Exit":
+    """The one line ``run`` prints when Ctrl-C stops it: which run, in what state, and the
+    command that finishes it."""
+    if run_id is None:
+        return fail("interrupted before the run was stored; nothing to resume", EXIT_INTERRUPTED)
+    if complete:
+        return fail(f"interrupted; run {run_id} is complete", EXIT_INTERRUPTED)
+    where = f" --store {shlex.quote(store)}" if store is not None else ""
+    return fail(f"interrupted: run {run_id} is incomplete; finish it with: basispath run --resume {run_id}{where}", EXIT_INTERRUPTED)
+
+
+def _report_general(outcome, network, resume: Optional[str], as_json: bool) -> None:
+    """What ``basispath run`` prints for a general run: the JSON summary or the report lines."""
     summary = {"run_id": outcome.run_id, "kind": "general", **general_summary(outcome.result)}
     summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
     if resume is not None:
@@ -116,26 +126,49 @@ def run_command(
     what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
-    with open_for_cli(store, write=True, wait=wait) as s:
-        try:
-            if resume is not None:
-                network, engine, seed = load_run_for_resume(s, resume)
-            if isinstance(network, GeneralNetwork):
-                options = {"memory_limit": limit, "time_limit": seconds}
-                _run_general(s, what, network, engine or "skeleton", seed, resume, quiet or as_json, as_json, options)
-                return
-            engine = engine or DEFAULT_ENGINE
-            with StageProgress(not (quiet or as_json)) as progress:
-                outcome = execute_run(
-                    s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
-                    memory_limit=limit, time_limit=seconds,
-                )
-        except ResourceLimit as exc:
-            raise fail(f"{what}: {exc}") from None
-        except TooManySubstructures as exc:
-            raise fail(f"{what}: {exc}; use --engine skeleton") from None
-        except StoreError as exc:
-            raise failure(exc) from None
+    progress = StageProgress(not (quiet or as_json))
+    outcome = None
+    try:
+        with open_for_cli(store, write=True, wait=wait) as s:
+            try:
+                if resume is not None:
+                    network, engine, seed = load_run_for_resume(s, resume)
+                general = isinstance(network, GeneralNetwork)
+                # a general spec (layers, connections) is solved by skeleton unless --engine says otherwise
+                engine = engine or ("skeleton" if general else DEFAULT_ENGINE)
+                with progress:
+                    if general:
+                        outcome = _execute_general(s, what, network, engine, seed, resume, progress, limit, seconds)
+                    else:
+                        outcome = execute_run(
+                            s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
+                            memory_limit=limit, time_limit=seconds,
+                        )
+            except ResourceLimit as exc:
+                raise fail(f"{what}: {exc}") from None
+            except TooManySubstructures as exc:
+                raise fail(f"{what}: {exc}; use --engine skeleton") from None
+            except StoreError as exc:
+                raise failure(exc) from None
+        if general:
+            _report_general(outcome, network, resume, as_json)
+        else:
+            _report_layered(outcome, network, engine, seed, resume, as_json)
+    except KeyboardInterrupt:  # Ctrl-C: say which run is left incomplete and how to finish it
+        raise _interrupted(progress.run_id or resume, outcome is not None, store) from None
+
+
+def _execute_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], progress, limit, seconds):
+    """execute_general_run, a network the engine does not read (UnsupportedIdentity,
+    UnsupportedFeature) refused in one line naming the input."""
+    try:
+        return execute_general_run(s, network, engine, seed, resume=resume, progress=progress, memory_limit=limit, time_limit=seconds)
+    except BadInput as exc:
+        raise fail(f"{what}: {exc}") from None
+
+
+def _report_layered(outcome, network, engine: str, seed: int, resume: Optional[str], as_json: bool) -> None:
+    """What ``basispath run`` prints for a layered run: the JSON summary or the report lines."""
     r = outcome.result
     summary = {
         "run_id": outcome.run_id,
