@@ -85,3 +85,45 @@ def test_ctrl_c_during_run_names_the_run_and_how_to_finish_it(big_spec, tmp_path
     (after,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert after["status"] == "complete" and after["started"] == before["started"], (before, after)
 
+
+# ---------------------------------------------------------------------------------------
+# 3. `basispath run` in a log: one plain line per stage on stderr
+
+
+def test_run_in_a_log_prints_a_line_per_stage(tmp_path):
+    store = tmp_path / "store"
+    res = cli("run", SPEC, "--store", store, check=0)  # stdout and stderr are pipes, as in a log
+    run_id = re.match(r"run (\w+) complete: resnet-style deah-complete", res.stdout).group(1)
+    lines = res.stderr.splitlines()
+    stage = re.compile(rf"run {run_id}: (writing )?([\w ]+) \.\.\. \d+\.\d s(, \d+ rows)?$")
+    assert lines and all(stage.match(line) for line in lines), show(res)
+    stages = [stage.match(line).group(2) for line in lines]
+    assert stages[:2] == ["step1", "step2"] and "basis paths" in stages and stages[-1] == "certificates", stages
+    assert re.search(rf"^run {run_id}: writing basis paths \.\.\. \d+\.\d s, [1-9]\d* rows$", res.stderr, re.M), res.stderr
+    # --json: stdout stays one JSON document, the lines still go to stderr; --quiet: no lines
+    as_json = cli("run", SPEC, "--store", store, "--json", check=0)
+    assert json.loads(as_json.stdout)["certified"] and as_json.stdout.count("\n") == 1, show(as_json)
+    assert re.search(r"^run \w+: writing basis paths ", as_json.stderr, re.M), show(as_json)
+    for quiet in ("--quiet", "-q"):
+        assert cli("run", SPEC, "--store", store, "--json", quiet, check=0).stderr == ""
+
+
+def test_progress_lines_repeat_during_a_long_write_and_stop_at_an_error(monkeypatch, capsys):
+    from basispath_graph.cli import progress as module
+
+    monkeypatch.setattr(module, "HEARTBEAT_S", 0.0)
+    with module.StageProgress(False, lines=True) as p:
+        p.start_run("3fa2c1d0", resumed=False)
+        p.stage("basis paths")
+        p.advance(10)
+        p.advance(5)
+    said = capsys.readouterr().err.splitlines()
+    assert [re.sub(r"\d+\.\d s", "T", line) for line in said] == [
+        "run 3fa2c1d0: writing basis paths ... T so far, 10 rows",
+        "run 3fa2c1d0: writing basis paths ... T so far, 15 rows",
+        "run 3fa2c1d0: writing basis paths ... T, 15 rows",
+    ]
+    with pytest.raises(RuntimeError), module.StageProgress(False, lines=True) as p:
+        p.stage("step1")
+        raise RuntimeError("refused")
+    assert capsys.readouterr().err == ""

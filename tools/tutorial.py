@@ -49,6 +49,10 @@ VOLATILE = [
     (re.compile(r"^(│ time [^│]*│).*$"), r"\1 <times>"),
 ]
 
+#: ``basispath run``'s progress lines, printed to stderr when it is not a terminal: on a terminal
+#: the progress display is a spinner that leaves nothing behind, so the tutorial shows none.
+PROGRESS_LINE = re.compile(r"^run(?: [0-9a-f]{8})?: ")
+
 
 @dataclass
 class Block:
@@ -171,6 +175,7 @@ class Session:
         proc = subprocess.run(["bash", "-c", command], cwd=self.folder, env=self.env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=600)
         lines = proc.stdout.rstrip("\n").split("\n") if proc.stdout.strip() else []
+        lines = [line for line in lines if not PROGRESS_LINE.match(line)]
         for real in re.findall(r"^run ([0-9a-f]{8}) complete", proc.stdout, flags=re.M):
             if real not in self.ids and len(self.ids) < len(self.doc_ids):
                 self.ids[real] = self.doc_ids[len(self.ids)]

@@ -90,7 +90,9 @@ def run_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress: neither the display on a terminal nor, in a log, the line per stage on stderr."
+    ),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
     max_memory_gb: Optional[float] = typer.Option(
         None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
@@ -126,7 +128,8 @@ def run_command(
     what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
-    progress = StageProgress(not (quiet or as_json))
+    # a spinner on a terminal; in a log (stderr not a terminal) one line per stage, --json or not
+    progress = StageProgress(not (quiet or as_json), lines=not quiet)
     outcome = None
     try:
         with open_for_cli(store, write=True, wait=wait) as s:
