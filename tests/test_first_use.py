@@ -127,3 +127,36 @@ def test_progress_lines_repeat_during_a_long_write_and_stop_at_an_error(monkeypa
         p.stage("step1")
         raise RuntimeError("refused")
     assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------------------------------
+# 4. `make demo` shows the default engine, certified, before the paper's faithful engine
+
+
+def _demo_recipe() -> list[str]:
+    """The commands of the Makefile's demo target, as make runs them ($(BIN) -> .venv/bin)."""
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("demo:")))
+    recipe = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line[1:].lstrip("@").replace("$(BIN)", ".venv/bin"))
+    return recipe
+
+
+def test_make_demo_solves_with_the_default_engine_first_and_certifies():
+    import shlex
+
+    recipe = _demo_recipe()
+    solves = [i for i, line in enumerate(recipe) if line.startswith(".venv/bin/basispath ")]
+    assert len(solves) == 2, recipe
+    first, second = (shlex.split(recipe[i])[1:] for i in solves)
+    assert "--engine" not in first and first[0] == "solve", first  # the default engine: deah-complete
+    assert second[second.index("--engine") + 1] == "deah", second
+    between = recipe[solves[0] + 1 : solves[1]]
+    assert any(line.startswith("echo ") and "--engine deah" in line for line in between), between
+    default, faithful = (cli(*args, cwd=ROOT, check=0) for args in (first, second))
+    assert "deah-complete union: 130 paths, certified" in default.stdout, show(default)
+    assert "repairs needed: 0 " in default.stdout and "NOT certified" not in default.stdout, show(default)
+    assert "NOT certified" in faithful.stdout and "basis: 130 paths, certified" in faithful.stdout, show(faithful)
