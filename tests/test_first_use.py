@@ -160,3 +160,29 @@ def test_make_demo_solves_with_the_default_engine_first_and_certifies():
     assert "deah-complete union: 130 paths, certified" in default.stdout, show(default)
     assert "repairs needed: 0 " in default.stdout and "NOT certified" not in default.stdout, show(default)
     assert "NOT certified" in faithful.stdout and "basis: 130 paths, certified" in faithful.stdout, show(faithful)
+
+
+# ---------------------------------------------------------------------------------------
+# 5. compare(...).to_markdown() is a well-formed Markdown table with clean headers
+
+
+def _markdown_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row: split at the '|' that are not escaped."""
+    assert line.startswith("|") and line.endswith("|"), line
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
+def test_compare_markdown_rows_keep_the_header_s_number_of_cells():
+    from basispath_graph import compare, preset, solve
+    from basispath_graph.analysis.compare import Column, Comparison
+
+    a, b = solve(preset("mlp", 4, 8)), solve(preset("resnet", 4, 8), engine="deah")
+    for table in (compare(a, b), Comparison([Column("a|b (deah)", "run 3fa2c1d0", {"basis_size": 3})])):
+        lines = table.to_markdown().splitlines()
+        rows = lines[: lines.index("")] if "" in lines else lines
+        head = _markdown_cells(rows[0])
+        assert all(len(_markdown_cells(row)) == len(head) for row in rows), rows
+    md = compare(a, b).to_markdown().splitlines()
+    assert _markdown_cells(md[0]) == ["", "mlp-4x8 (deah-complete)", "resnet-4x8 (deah)"]
+    labels = [_markdown_cells(row)[0] for row in md[2 : md.index("")]]
+    assert r"\|B\|" in labels and r"\|P^S\| substructure paths" in labels, labels

@@ -200,7 +200,8 @@ def test_compare_table_has_one_column_per_result_and_the_cli_rows():
     assert rows["repairs"] == [0, len(b.repairs)]
     assert "T chains" in rows  # the deah column brings the chain rows
     md = table.to_markdown().splitlines()
-    assert md[0] == "|  | mlp-4x8 (deah-complete) (solved now) | resnet-4x8 (deah) (solved now) |"
+    assert md[0] == "|  | mlp-4x8 (deah-complete) | resnet-4x8 (deah) |"
+    assert md[-1] == "Sources: mlp-4x8 (deah-complete): solved now; resnet-4x8 (deah): solved now."
     with pytest.raises(BadInput, match="^1 labels for 2 results$"):
         compare(a, b, labels=["x"])
 
