@@ -186,3 +186,35 @@ def test_compare_markdown_rows_keep_the_header_s_number_of_cells():
     assert _markdown_cells(md[0]) == ["", "mlp-4x8 (deah-complete)", "resnet-4x8 (deah)"]
     labels = [_markdown_cells(row)[0] for row in md[2 : md.index("")]]
     assert r"\|B\|" in labels and r"\|P^S\| substructure paths" in labels, labels
+
+
+# ---------------------------------------------------------------------------------------
+# 6. open_store on a mistyped path refuses instead of creating an empty store
+
+
+def test_open_store_refuses_a_path_without_a_store_unless_create(tmp_path):
+    from basispath_graph import BadInput, Network, StoreUnavailable, open_store
+
+    typo = tmp_path / "basispath-stroe"
+    for read_only in (False, True):
+        with pytest.raises(StoreUnavailable) as refused:
+            open_store(str(typo), read_only=read_only)
+        assert str(refused.value) == f"no store at {typo} (pass create=True to create one there)"
+    assert not typo.exists()
+    with open_store(str(typo), create=True) as store:
+        store.run(Network([2, 2, 2], name="tiny"))
+    with open_store(str(typo)) as store, pytest.raises(BadInput, match="^open_store: create=True .* read_only=True$"):
+        assert [r["network"] for r in store.runs()] == ["tiny"]
+        open_store(str(typo), read_only=True, create=True)
+    with open_store(str(typo), create=True) as store:  # an existing store is opened as it is
+        assert len(store.runs()) == 1
+
+
+def test_the_cli_still_creates_the_default_store_when_it_writes(tmp_path):
+    assert cli("runs", "--store", tmp_path / "typo", check=2).stderr == (
+        f"error: no store at {tmp_path / 'typo'} (create one with 'basispath ingest' or 'basispath run')\n"
+    )
+    assert not (tmp_path / "typo").exists()
+    cli("ingest", SPEC, cwd=tmp_path, check=0)
+    cli("run", SPEC, "--store", tmp_path / "new", "--quiet", check=0)
+    assert (tmp_path / "basispath-store").is_dir() and (tmp_path / "new").is_dir()

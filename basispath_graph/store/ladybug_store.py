@@ -26,7 +26,7 @@ from pathlib import Path
 from .base import BATCH_ENV, ArrowStrings, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
 from .library import QueryLibrary
 
-__all__ = ["LadybugStore", "DB_FILE", "LOCK_FILE", "BATCH_ENV"]
+__all__ = ["LadybugStore", "holds_store", "DB_FILE", "LOCK_FILE", "BATCH_ENV"]
 
 DB_FILE = "graph.lbug"
 LOCK_FILE = "store.lock"
@@ -37,6 +37,12 @@ COPY_THRESHOLD = 20000
 COPY_BATCH = 1_000_000
 COPY_THRESHOLD_ENV = "BASISPATH_COPY_THRESHOLD"  # tests: force the COPY path for small loads
 WAIT_POLL = 0.2  # seconds between attempts to get the lock under --wait
+
+
+def holds_store(folder: Path) -> bool:
+    """Whether FOLDER holds an embedded store, or one a writer is creating right now (its lock
+    file is there, the database not yet)."""
+    return (folder / DB_FILE).exists() or (folder / LOCK_FILE).is_file()
 
 
 class _FolderLock:
@@ -144,9 +150,9 @@ class LadybugStore(Store):
         db_file = self.folder / DB_FILE
         if not db_file.exists():
             if not create:
-                if not (self.folder / LOCK_FILE).is_file():
+                if not holds_store(self.folder):
                     raise StoreError(self._missing())
-                # else: perhaps being created by a writer right now; _open tells once it can look
+                # else: being created by a writer right now; _open tells once it can look
             elif self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"store path {self.folder} exists and is not a folder")
             elif self.folder.exists() and any(p.name != LOCK_FILE for p in self.folder.iterdir()):
