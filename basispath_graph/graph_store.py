@@ -15,12 +15,12 @@ from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .analysis.why import explain
-from .errors import BadInput, StoreError, StoreUnavailable
+from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
 from .general.model import GeneralNetwork
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
 from .store.base import Store, is_neo4j_uri, resolve_store_uri
-from .store.ladybug_store import holds_store
+from .store.ladybug_store import WAIT_OPTION, holds_store
 from .pipeline import execute_general_run, execute_run
 from .store.general_networks import stored_network
 from .store.runs import delete_run, list_runs, network_from_row, open_run_store
@@ -210,7 +210,7 @@ def open_store(uri: str | None = None, *, read_only: bool = False, wait: float =
     Raises
     ------
     StoreLocked
-        another process holds the embedded store.
+        another process holds the embedded store (wait up to ``wait`` seconds for it instead).
     StoreUnavailable
         no store at the path (and not ``create``), or the Neo4j server cannot be reached or
         refused the login.
@@ -229,4 +229,7 @@ def open_store(uri: str | None = None, *, read_only: bool = False, wait: float =
     path = resolve_store_uri(uri)
     if not create and not is_neo4j_uri(path) and "://" not in path and not holds_store(Path(path)):
         raise StoreUnavailable(f"no store at {path} (pass create=True to create one there)")
-    return GraphStore(open_run_store(uri, write=not read_only, wait=wait, create=create), uri)
+    try:
+        return GraphStore(open_run_store(uri, write=not read_only, wait=wait, create=create), uri)
+    except StoreLocked as exc:  # the refusal names the CLI's option; here it is a parameter
+        raise StoreLocked(str(exc).replace(WAIT_OPTION, "wait=SECONDS")) from None

@@ -218,3 +218,24 @@ def test_the_cli_still_creates_the_default_store_when_it_writes(tmp_path):
     cli("ingest", SPEC, cwd=tmp_path, check=0)
     cli("run", SPEC, "--store", tmp_path / "new", "--quiet", check=0)
     assert (tmp_path / "basispath-store").is_dir() and (tmp_path / "new").is_dir()
+
+
+# ---------------------------------------------------------------------------------------
+# 7. A second writer is told about --wait (wait= from Python)
+
+
+def test_a_second_writer_is_told_to_retry_with_wait(tmp_path):
+    import os
+
+    from basispath_graph import StoreLocked, open_store
+
+    store = tmp_path / "store"
+    with open_store(str(store), create=True):  # this process writes, as a run in progress does
+        for command in (["ingest", SPEC], ["run", SPEC, "--quiet"]):
+            res = cli(*command, "--store", store, check=3)
+            assert res.stderr == (
+                f"error: store is locked by PID {os.getpid()} ({store}): another basispath is writing; retry with --wait SECONDS\n"
+            ), show(res)
+        with pytest.raises(StoreLocked) as refused:
+            open_store(str(store))
+    assert str(refused.value) == f"store is locked by PID {os.getpid()} ({store}): another basispath is writing; retry with wait=SECONDS"
