@@ -11,6 +11,7 @@ class                     raised when                                           
 :class:`LimitExceeded`    the work would exceed a size, memory or time limit        2
 :class:`StoreError`       a store operation was refused (unknown run, bad query)    2
 :class:`StoreUnavailable` the Neo4j server is unreachable or refused the login      3
+                          (Python ``open_store``: no store at the path)
 :class:`StoreLocked`      another process holds the embedded store                  3
 :class:`NotCertified`     a basis (or a certificate) failed exact verification     1
 ========================= ======================================================== =====
@@ -51,7 +52,8 @@ class StoreError(BasispathError):
 
 
 class StoreUnavailable(StoreError):
-    """The Neo4j server cannot be reached or refused the credentials (exit code 3)."""
+    """The Neo4j server cannot be reached or refused the credentials (exit code 3); from Python,
+    also ``open_store`` on a path that holds no store, without ``create=True``."""
 
 
 class StoreLocked(StoreError):

@@ -9,16 +9,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .analysis.why import explain
-from .errors import StoreError
+from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
 from .general.model import GeneralNetwork
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
-from .store.base import Store
+from .store.base import Store, is_neo4j_uri, resolve_store_uri
+from .store.ladybug_store import WAIT_OPTION, holds_store
 from .pipeline import execute_general_run, execute_run
 from .store.general_networks import stored_network
 from .store.runs import delete_run, list_runs, network_from_row, open_run_store
@@ -183,18 +185,23 @@ class GraphStore:
         return f"GraphStore({self.uri!r}, backend={self.backend!r})"
 
 
-def open_store(uri: str | None = None, *, read_only: bool = False, wait: float = 0) -> GraphStore:
+def open_store(uri: str | None = None, *, read_only: bool = False, wait: float = 0, create: bool = False) -> GraphStore:
     """Open a store of runs: a folder (LadybugDB, embedded) or a ``neo4j://`` / ``bolt://`` URI.
 
     Parameters
     ----------
     uri : str, optional
-        Default ``$BASISPATH_STORE``, else ``./basispath-store``. A missing folder is created
-        unless ``read_only``. Neo4j credentials come from ``$NEO4J_USER`` / ``$NEO4J_PASSWORD``.
+        Default ``$BASISPATH_STORE``, else ``./basispath-store``. A folder that holds no store
+        is refused unless ``create``, so a mistyped path never becomes a new, empty store.
+        Neo4j credentials come from ``$NEO4J_USER`` / ``$NEO4J_PASSWORD``.
     read_only : bool
         Open for reading only (runs, load, why, compare, read queries).
     wait : float
         Seconds to wait for an embedded store another process holds (0: fail at once).
+    create : bool
+        Create the embedded store when the folder does not exist (or is empty); an existing
+        store is opened as it is. Not with ``read_only``; a Neo4j server's database is always
+        there.
 
     Returns
     -------
@@ -203,17 +210,26 @@ def open_store(uri: str | None = None, *, read_only: bool = False, wait: float =
     Raises
     ------
     StoreLocked
-        another process holds the embedded store.
+        another process holds the embedded store (wait up to ``wait`` seconds for it instead).
     StoreUnavailable
-        the Neo4j server cannot be reached or refused the login.
+        no store at the path (and not ``create``), or the Neo4j server cannot be reached or
+        refused the login.
 
     Examples
     --------
     >>> import tempfile
     >>> from basispath_graph import Network
-    >>> with open_store(tempfile.mkdtemp() + "/store") as store:
+    >>> with open_store(tempfile.mkdtemp() + "/store", create=True) as store:
     ...     run = store.run(Network([2, 2, 2], name="tiny"))
     ...     [(r["network"], r["engine"], r["status"], r["certified"]) for r in store.runs()]
     [('tiny', 'deah-complete', 'complete', True)]
     """
-    return GraphStore(open_run_store(uri, write=not read_only, wait=wait), uri)
+    if create and read_only:
+        raise BadInput("open_store: create=True makes a store to write in; it cannot be read_only=True")
+    path = resolve_store_uri(uri)
+    if not create and not is_neo4j_uri(path) and "://" not in path and not holds_store(Path(path)):
+        raise StoreUnavailable(f"no store at {path} (pass create=True to create one there)")
+    try:
+        return GraphStore(open_run_store(uri, write=not read_only, wait=wait, create=create), uri)
+    except StoreLocked as exc:  # the refusal names the CLI's option; here it is a parameter
+        raise StoreLocked(str(exc).replace(WAIT_OPTION, "wait=SECONDS")) from None

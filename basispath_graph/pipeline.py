@@ -73,6 +73,14 @@ def _kill_point(stage: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _run_stored(progress, run_id: str, resumed: bool) -> None:
+    """Tell PROGRESS which run it follows, once the run is in the store (``start_run``, an
+    optional part of the progress protocol: the CLI names the run when it is interrupted)."""
+    start_run = getattr(progress, "start_run", None)
+    if start_run is not None:
+        start_run(run_id, resumed)
+
+
 def _write_hooks(progress):
     """(on_stage, on_batch) for the writers: progress display and the kill points
     ``<stage>`` and ``<stage>:batch:<k>`` (KILL_POINTS)."""
@@ -116,15 +124,17 @@ def execute_run(
     key = ingest_network(store, network)
     if resume:
         run_id = resume
+        _run_stored(progress, run_id, resumed=True)
         if progress is not None:
             progress.stage("reading what the partial run wrote")
         t0 = time.perf_counter()
         committed = Committed.read(store, run_id)  # kept: only the rest is written (store/resume.py)
         timings["resume"] = time.perf_counter() - t0
-        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+        store.run("restart_run", id=run_id, pid=os.getpid())
     else:
         run_id = new_run_id()
         store.run("create_run", id=run_id, key=key, engine=engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
+        _run_stored(progress, run_id, resumed=False)
 
     def save_step1(step1) -> None:  # both DEAH engines: P^S and Cypher's relations are part of the graph
         _kill_point("substructures")
@@ -202,10 +212,11 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         t0 = time.perf_counter()
         committed = Committed.read(store, run_id)
         timings["resume"] = time.perf_counter() - t0
-        store.run("restart_run", id=run_id, started=now(), pid=os.getpid())
+        store.run("restart_run", id=run_id, pid=os.getpid())
     else:
         run_id = new_run_id()
         store.run("create_run", id=run_id, key=key, engine=result.engine, seed=seed, started=now(), m=network.m, H=network.H, pid=os.getpid())
+    _run_stored(progress, run_id, resumed=bool(resume))
     _kill_point("solved")
     on_write_stage, on_batch = _write_hooks(progress)
 

@@ -12,13 +12,17 @@ text is not wrapped mid-word and has no escapes.
   started together and only the collected results are checked.
 - :func:`run_in_process` calls the CLI's ``main()`` in the test process (fast; no new
   interpreter), with the same environment cleaning done through ``monkeypatch``.
+- :class:`Terminal` / :func:`on_terminal` run one command with stdout and stderr on a
+  pseudo-terminal of a given width, as a user at a terminal sees it.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
@@ -139,3 +143,76 @@ def run_in_process(args, cwd: Path, monkeypatch, capsys) -> subprocess.Completed
         cli_main.main()
     captured = capsys.readouterr()
     return subprocess.CompletedProcess(args, info.value.code, captured.out, captured.err)
+
+
+class Terminal:
+    """``basispath ARGS`` with stdin, stdout and stderr on a pseudo-terminal COLUMNS wide (the
+    window size and ``$COLUMNS`` both say so; ``TERM=xterm``: rich takes a dumb terminal to be
+    80 columns whatever it is told), read as it goes. Ctrl-C works as at a shell: SIGINT is
+    not ignored in the command even where the tests run with it ignored (in the background)."""
+
+    def __init__(self, args, columns: int = 200, env: Env | None = None, cwd: Path | str | None = None):
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+        try:
+            self.proc = subprocess.Popen(
+                command(args), stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                env=cli_env({"COLUMNS": str(columns), "TERM": "xterm", **(env or {})}),
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            )
+        finally:
+            os.close(slave)
+        self.output = b""
+        self.closed = False
+
+    def _read(self, timeout: float) -> bool:
+        """Read what is there within TIMEOUT seconds; False once the other end has gone."""
+        import select
+
+        if self.closed:
+            return False
+        if not select.select([self.master], [], [], timeout)[0]:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # EIO: the last holder of the terminal's other end has gone
+            data = b""
+        if not data:
+            self.closed = True
+            return False
+        self.output += data
+        return True
+
+    @property
+    def text(self) -> str:
+        """What the terminal received so far, ``\\r\\n`` turned back into ``\\n``."""
+        return self.output.decode(errors="replace").replace("\r\n", "\n")
+
+    def wait_for(self, text: str, timeout: float = TIMEOUT) -> None:
+        """Read until TEXT has been printed; a failed test when the command ends or TIMEOUT passes first."""
+        deadline = time.monotonic() + timeout
+        while text not in self.text:
+            if time.monotonic() > deadline or not self._read(min(0.2, max(0.0, deadline - time.monotonic()))):
+                self.proc.kill()
+                pytest.fail(f"{self.proc.args}: {text!r} not printed\n{self.text}")
+
+    def finish(self, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+        """Read to the end; stdout is everything the terminal received, stderr is empty."""
+        deadline = time.monotonic() + timeout
+        while self._read(0.2):
+            if time.monotonic() > deadline:
+                self.proc.kill()
+                pytest.fail(f"{self.proc.args} timed out\n{self.text}")
+        os.close(self.master)
+        code = self.proc.wait(timeout=TIMEOUT)
+        return subprocess.CompletedProcess(self.proc.args, code, self.text, "")
+
+
+def on_terminal(*args, columns: int, env: Env | None = None, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """Run ``basispath ARGS`` to the end on a :class:`Terminal` COLUMNS wide."""
+    return Terminal(args, columns, env, cwd).finish()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from .neo4j_support import Neo4jServer, neo4j_server as _neo4j_server, required
+from .neo4j_support import Neo4jServer, neo4j_server as _neo4j_server, required, stop_servers_on_signals
 
 BACKENDS = ("ladybug", "neo4j")
 #: ``params`` for a module-scoped fixture over both backends; the Neo4j case carries the neo4j
@@ -90,6 +90,11 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "neo4j: runs against a real Neo4j 5 server")
+    stop_servers_on_signals()  # SIGTERM / SIGHUP: the Neo4j servers the tests started are stopped too
+
+
+def pytest_unconfigure(config):
+    stop_servers_on_signals(on=False)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

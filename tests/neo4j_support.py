@@ -11,12 +11,21 @@ In this order:
 
 If none works the Neo4j tests skip with the reason, unless ``BASISPATH_REQUIRE_NEO4J=1``
 (``.ci/run`` sets it): then they fail, so CI never passes without having talked to Neo4j.
+
+Every local server the tests start is stopped when the test run ends, however it ends: by the
+fixture that started it (a normal end, Ctrl-C, and SIGTERM or SIGHUP, which
+:func:`stop_servers_on_signals` turns into KeyboardInterrupt so that pytest tears its fixtures
+down), else at interpreter exit (:func:`stopped_at_exit`). A server started before the run
+(``make neo4j``, ``NEO4J_URI``) is never stopped.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +69,56 @@ class Neo4jServer:
             session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
 
 
+#: Homes of the local servers this process started and has not stopped yet.
+_STARTED: set[Path] = set()
+
+
+def _stop_started() -> None:
+    for home in sorted(_STARTED):
+        neo4j_local.stop(home, quiet=True)
+        _STARTED.discard(home)
+
+
+atexit.register(_stop_started)
+
+
+@contextmanager
+def stopped_at_exit(home: Path):
+    """Stop the local server in HOME when the block ends, or else when the interpreter exits
+    (the block cut short by a signal in a fixture's teardown)."""
+    _STARTED.add(home)
+    try:
+        yield home
+    finally:
+        neo4j_local.stop(home, quiet=True)
+        _STARTED.discard(home)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
+#: The signals :func:`stop_servers_on_signals` took over (to give back at the end of the run).
+_TAKEN: list[signal.Signals] = []
+
+
+def stop_servers_on_signals(on: bool = True) -> None:
+    """SIGTERM and SIGHUP end the test run as Ctrl-C does (KeyboardInterrupt: pytest tears the
+    fixtures down, the servers they started with them) instead of killing the process at once.
+    Only where nothing else handles or ignores them, and only from the main thread; ``on=False``
+    gives them back."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if not on:
+        while _TAKEN:
+            signal.signal(_TAKEN.pop(), signal.SIG_DFL)
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _interrupt)
+            _TAKEN.append(sig)
+
+
 def required() -> bool:
     return os.environ.get(REQUIRE_ENV) == "1"
 
@@ -86,16 +145,14 @@ def neo4j_server(tmp_root: Path):
         yield server
         return
     reason = None
-    try:
-        local = neo4j_local.start(home=tmp_root, port=None, jars=neo4j_local.default_home(), quiet=True)
-    except neo4j_local.Neo4jLocalError as exc:
-        reason = f"no local Neo4j: {exc}"
-    else:
+    with stopped_at_exit(tmp_root):
         try:
+            local = neo4j_local.start(home=tmp_root, port=None, jars=neo4j_local.default_home(), quiet=True)
+        except neo4j_local.Neo4jLocalError as exc:
+            reason = f"no local Neo4j: {exc}"
+        else:
             yield Neo4jServer(local.uri, local.user, local.password, "local", home=tmp_root)
-        finally:
-            neo4j_local.stop(tmp_root, quiet=True)
-        return
+            return
     from .docker_support import DOCKER_REASON
 
     if DOCKER_REASON is not None:

@@ -377,7 +377,7 @@ def test_resume_refusal_names_the_run(tmp_path):
     assert killed.returncode != 0, show(killed)
     (run,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert run["status"] == "incomplete"
-    res = cli("run", "--resume", run["id"], "--store", store, "--max-memory-gb", "1e-6", check=2)
+    res = cli("run", "--resume", run["id"], "--store", store, "--max-memory-gb", "1e-6", "-q", check=2)  # -q: no progress lines
     assert res.stderr.startswith(f"error: run {run['id']}: ") and res.stderr.count("\n") == 1, show(res)
     assert "None" not in res.stderr, show(res)
 

@@ -203,7 +203,7 @@ def test_python_api_runs_loads_and_certifies_a_general_network(store_uri):
     from basispath_graph import open_store as api_open_store
 
     net = load_general(str(BLOCK))
-    with api_open_store(str(store_uri)) as store:
+    with api_open_store(str(store_uri), create=True) as store:
         run = store.run(net)
         back = store.load(run.id)
         answer = store.why(run.id, OFF_BASIS)

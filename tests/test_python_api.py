@@ -216,7 +216,8 @@ def test_compare_table_has_one_column_per_result_and_the_cli_rows():
     assert rows["repairs"] == [0, len(b.repairs)]
     assert "T chains" in rows  # the deah column brings the chain rows
     md = table.to_markdown().splitlines()
-    assert md[0] == "|  | mlp-4x8 (deah-complete) (solved now) | resnet-4x8 (deah) (solved now) |"
+    assert md[0] == "|  | mlp-4x8 (deah-complete) | resnet-4x8 (deah) |"
+    assert md[-1] == "Sources: mlp-4x8 (deah-complete): solved now; resnet-4x8 (deah): solved now."
     with pytest.raises(BadInput, match="^1 labels for 2 results$"):
         compare(a, b, labels=["x"])
 
@@ -226,7 +227,7 @@ def test_compare_table_has_one_column_per_result_and_the_cli_rows():
 
 def test_store_runs_lists_loads_explains_and_deletes(store_uri):
     net = Network(FIG1B["widths"], FIG1B["skips"], "fig1b")
-    with open_store(store_uri.uri) as store:
+    with open_store(store_uri.uri, create=True) as store:
         assert isinstance(store, GraphStore) and store.backend == store_uri.backend
         first = store.run(net, engine="deah")
         second = store.run(net)
@@ -256,7 +257,7 @@ def test_store_runs_lists_loads_explains_and_deletes(store_uri):
 
 def test_a_read_only_store_refuses_writes_and_shares_with_readers(tmp_path):
     uri = str(tmp_path / "store")
-    with open_store(uri) as store:
+    with open_store(uri, create=True) as store:
         store.run(Network([2, 2, 2]))
     with open_store(uri, read_only=True) as a, open_store(uri, read_only=True) as b:
         assert len(a.runs()) == len(b.runs()) == 1

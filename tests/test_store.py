@@ -285,7 +285,7 @@ def test_second_writer_is_refused_with_the_holders_pid(tmp_path):  # LadybugDB o
     holder = open_store(store, write=True)
     try:
         r = cli("ingest", str(EXAMPLES / "mlp.json"), "--store", store, check=3)
-        assert r.stderr == f"error: store is locked by PID {os.getpid()} ({store})\n"
+        assert r.stderr == f"error: store is locked by PID {os.getpid()} ({store}): another basispath is writing; retry with --wait SECONDS\n"
     finally:
         holder.close()
 

@@ -200,16 +200,19 @@ def start(home: Path | None = None, port: int | None = DEFAULT_PORT, jars: Path 
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     (home / "neo4j.pid").write_text(f"{proc.pid}\n")
     (home / "neo4j.port").write_text(f"{port}\n")
-    while True:
-        text = log_path.read_text(errors="replace")
-        if "READY" in text.splitlines():
-            break
-        if proc.poll() is not None or time.monotonic() - began > START_TIMEOUT_S:
-            if proc.poll() is None:
-                proc.kill()
-            tail = " | ".join(text.strip().splitlines()[-3:]) or "no output"
-            raise Neo4jLocalError(f"local Neo4j did not start (see {log_path}): {tail}")
-        time.sleep(0.2)
+    try:
+        while True:
+            text = log_path.read_text(errors="replace")
+            if "READY" in text.splitlines():
+                break
+            if proc.poll() is not None or time.monotonic() - began > START_TIMEOUT_S:
+                tail = " | ".join(text.strip().splitlines()[-3:]) or "no output"
+                raise Neo4jLocalError(f"local Neo4j did not start (see {log_path}): {tail}")
+            time.sleep(0.2)
+    except BaseException:  # not started, timed out, or interrupted (Ctrl-C, SIGTERM): leave no server behind
+        _end(proc.pid)
+        (home / "neo4j.pid").unlink(missing_ok=True)
+        raise
     server = Server(home, f"bolt://{HOST}:{port}", USER, password, proc.pid)
     _write_private(
         home / "env",
@@ -221,22 +224,35 @@ def start(home: Path | None = None, port: int | None = DEFAULT_PORT, jars: Path 
     return server
 
 
+def _end(pid: int) -> None:
+    """Stop our launcher PID: SIGTERM (a clean shutdown), SIGKILL after STOP_TIMEOUT_S."""
+    if not _alive(pid):
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 def stop(home: Path | None = None, quiet: bool = False) -> bool:
-    """Stop the server running in HOME (SIGTERM: a clean shutdown); False if none ran."""
+    """Stop the server running in HOME (SIGTERM: a clean shutdown); False if none ran.
+
+    The server is signalled before its pid file is removed, so a stop that is itself
+    interrupted leaves either the file (a later stop finds the server) or a server that is
+    already shutting down."""
     home = (home or default_home()).resolve()
     running = _read_running(home)
+    if running is not None:
+        os.kill(running.pid, signal.SIGTERM)
     for name in ("neo4j.pid", "env"):
         (home / name).unlink(missing_ok=True)
     if running is None:
         if not quiet:
             print(f"no local Neo4j running in {home}", file=sys.stderr)
         return False
-    os.kill(running.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while _alive(running.pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if _alive(running.pid):
-        os.kill(running.pid, signal.SIGKILL)
+    _end(running.pid)
     if not quiet:
         print(f"stopped local Neo4j (PID {running.pid}); data kept in {home / 'dbms'}", file=sys.stderr)
     return True

@@ -11,8 +11,9 @@ and ``tests/`` linked in, ``tut/`` and the default store created there, this che
 ``basispath`` first on PATH, COLUMNS=200) and puts the real output (stdout and stderr, as a
 terminal shows them) under it. Comments just before a block steer it:
 
-- ``<!-- tutorial: not run -->``: shown as written (``make demo``, ``source``, ``rm``); a line of
-  it starting with ``.venv/bin/basispath`` is still run, and the rest of the block is its output;
+- ``<!-- tutorial: not run -->``: shown as written (``make demo``, ``source``, ``rm``); each line
+  of it starting with ``.venv/bin/basispath`` is still run, and the lines after it are its output
+  up to the next such line, less the lines make prints itself (what the Makefile echoes);
 - ``<!-- tutorial: needs torch -->``: run only where PyTorch is installed, else left as is;
 - ``<!-- tutorial: file PATH -->``: the block is a file the reader saves; it is written to PATH.
 
@@ -48,6 +49,10 @@ VOLATILE = [
     (re.compile(r"\(png, \d+ bytes\)|\(svg, \d+ bytes\)"), "(<image>, <n> bytes)"),
     (re.compile(r"^(│ time [^│]*│).*$"), r"\1 <times>"),
 ]
+
+#: ``basispath run``'s progress lines, printed to stderr when it is not a terminal: on a terminal
+#: the progress display is a spinner that leaves nothing behind, so the tutorial shows none.
+PROGRESS_LINE = re.compile(r"^run(?: [0-9a-f]{8})?: ")
 
 
 @dataclass
@@ -171,6 +176,7 @@ class Session:
         proc = subprocess.run(["bash", "-c", command], cwd=self.folder, env=self.env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=600)
         lines = proc.stdout.rstrip("\n").split("\n") if proc.stdout.strip() else []
+        lines = [line for line in lines if not PROGRESS_LINE.match(line)]
         for real in re.findall(r"^run ([0-9a-f]{8}) complete", proc.stdout, flags=re.M):
             if real not in self.ids and len(self.ids) < len(self.doc_ids):
                 self.ids[real] = self.doc_ids[len(self.ids)]
@@ -206,11 +212,8 @@ def regenerate(write: bool, tutorial: Path = TUTORIAL) -> tuple[list[Drift], lis
                 notes.append(f"line {block.start + 1}: not run (needs PyTorch, which is not installed)")
                 continue
             if "not run" in block.directives:
-                at = next((k for k, l in enumerate(block.lines) if l.startswith(".venv/bin/basispath ")), None)
-                if at is not None:
-                    command = block.lines[at].removeprefix(".venv/bin/")
-                    pieces = [(command, block.lines[at + 1 :], block.start + 2 + at)]
-                else:
+                pieces = _commands_not_run(block)
+                if not pieces:
                     continue
             elif block.is_session:
                 pieces, offset = [], block.start + 1
@@ -237,6 +240,27 @@ def regenerate(write: bool, tutorial: Path = TUTORIAL) -> tuple[list[Drift], lis
             new[at : at + n] = fixed
         notes += _images(session.folder, lines, write, drifts, tutorial.parent / "img")
     return drifts, new, notes
+
+
+def _make_echoes() -> set[str]:
+    """The lines the Makefile's recipes echo (``@echo "TEXT"``; a bare ``@echo`` is a blank line)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {m.group(1).strip().strip('"') for m in re.finditer(r"^\t@?echo\b(.*)$", text, re.M)}
+
+
+def _commands_not_run(block: Block) -> list[tuple[str, list[str], int]]:
+    """The ``.venv/bin/basispath`` lines of a block shown as written (``make demo``), each with
+    its documented output: the lines up to the next such line, less the lines make printed
+    itself after it (blank, or echoed by the Makefile)."""
+    at = [k for k, line in enumerate(block.lines) if line.startswith(".venv/bin/basispath ")]
+    echoes = _make_echoes()
+    pieces = []
+    for k, stop in zip(at, [*at[1:], len(block.lines)]):
+        output = block.lines[k + 1 : stop]
+        while output and output[-1] in echoes:
+            output.pop()
+        pieces.append((block.lines[k].removeprefix(".venv/bin/"), output, block.start + 2 + k))
+    return pieces
 
 
 def _images(folder: Path, lines: list[str], write: bool, drifts: list[Drift], images: Path) -> list[str]:

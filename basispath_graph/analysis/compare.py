@@ -244,6 +244,12 @@ def cell_text(value) -> str:
     return str(value)
 
 
+def _markdown_row(cells: list[str]) -> str:
+    """One row of a Markdown table: a '|' in a cell (the |B| and |P^S| rows, a label) escaped as
+    '\\|', so that the row keeps its number of cells."""
+    return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
+
+
 @dataclass(repr=False)
 class Comparison:
     """Several networks or runs side by side (``basispath compare`` in Python).
@@ -265,9 +271,12 @@ class Comparison:
         return [c.as_dict() for c in self.columns]
 
     def to_markdown(self) -> str:
-        head = ["", *(f"{c.label} ({c.source})" for c in self.columns)]
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join([label, *(cell_text(v) for v in values)]) + " |" for label, values in self.rows()]
+        """The table in Markdown (GitHub's tables): a header of column labels, one row per metric,
+        then, after a blank line, where each column comes from ("solved now", "run ID")."""
+        head = ["", *(c.label for c in self.columns)]
+        lines = [_markdown_row(head), "|" + "---|" * len(head)]
+        lines += [_markdown_row([label, *(cell_text(v) for v in values)]) for label, values in self.rows()]
+        lines += ["", "Sources: " + "; ".join(f"{c.label}: {c.source}" for c in self.columns) + "."]
         return "\n".join(lines)
 
     def figure(self):

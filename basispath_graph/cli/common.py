@@ -48,6 +48,30 @@ def table_console():
     return probe if probe.is_terminal else Console(width=240)
 
 
+def print_rows(headers, rows) -> None:
+    """Print rows of text under HEADERS: a bordered table when it fits the console whole, else
+    plain rows (a header line, then one line per row, columns two spaces apart).
+
+    Nothing is ever cut, wrapped inside a cell or shortened to '…': the first column (an id
+    the next command needs) stays whole and copyable at any width; a plain line longer than
+    the terminal is folded by the terminal, not by us."""
+    from rich.markup import escape
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    console = table_console()
+    table = Table(*headers)
+    for cells in rows:
+        table.add_row(*(escape(c) for c in cells))
+    whole = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
+    if whole <= console.width:
+        console.print(table)
+        return
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    for cells in [list(headers), *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+
+
 def failure(exc: BasispathError, prefix: str = "") -> "typer.Exit":
     """:func:`fail` with the message and the exit code of ``exc`` (``prefix`` goes in front,
     e.g. the spec file)."""

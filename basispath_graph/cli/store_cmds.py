@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -18,14 +19,13 @@ from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_any_spec
 from ..errors import BadInput
-from ..general.model import GeneralNetwork
 from ..pipeline import execute_general_run, execute_run
 from ..store import StoreError
 from ..store.base import WriteRefused
 from ..store.library import shared_query_file
 from ..store.general_networks import ingest_any
 from ..store.runs import delete_run, list_runs, load_run_for_resume, open_run_store, run_status
-from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, read_any_network, table_console, time_limit
+from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, print_rows, read_any_network, table_console, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -46,14 +46,23 @@ def open_for_cli(store: Optional[str], write: bool, wait: float = 0):
         raise failure(exc) from None
 
 
-def _run_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], quiet: bool, as_json: bool, options: dict) -> None:
-    """``basispath run`` of a general spec: solve it (skeleton unless --engine says otherwise) and
-    store network, run and kept paths."""
-    try:
-        with StageProgress(not quiet) as progress:
-            outcome = execute_general_run(s, network, engine, seed, resume=resume, progress=progress, **options)
-    except BadInput as exc:  # UnsupportedIdentity / UnsupportedFeature: a network the engine does not read
-        raise fail(f"{what}: {exc}") from None
+#: Exit code of a command stopped by Ctrl-C (SIGINT): 128 + 2, as the shell reports it.
+EXIT_INTERRUPTED = 130
+
+
+def _interrupted(run_id: Optional[str], complete: bool, store: Optional[str]) -> "typer.Exit":
+    """The one line ``run`` prints when Ctrl-C stops it: which run, in what state, and the
+    command that finishes it."""
+    if run_id is None:
+        return fail("interrupted before the run was stored; nothing to resume", EXIT_INTERRUPTED)
+    if complete:
+        return fail(f"interrupted; run {run_id} is complete", EXIT_INTERRUPTED)
+    where = f" --store {shlex.quote(store)}" if store is not None else ""
+    return fail(f"interrupted: run {run_id} is incomplete; finish it with: basispath run --resume {run_id}{where}", EXIT_INTERRUPTED)
+
+
+def _report_general(outcome, network, resume: Optional[str], as_json: bool) -> None:
+    """What ``basispath run`` prints for a general run: the JSON summary or the report lines."""
     summary = {"run_id": outcome.run_id, "kind": "general", **outcome.result.summary()}
     summary["timings"] = {k: round(v, 6) for k, v in outcome.timings.items()}
     if resume is not None:
@@ -79,7 +88,9 @@ def run_command(
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
     resume: Optional[str] = typer.Option(None, "--resume", help="Finish (redo) an incomplete run by id."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress: neither the display on a terminal nor, in a log, the line per stage on stderr."
+    ),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
     max_memory_gb: Optional[float] = typer.Option(
         None, "--max-memory-gb", help="Refuse before starting when the estimated memory is over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
@@ -115,26 +126,50 @@ def run_command(
     what = str(spec) if spec is not None else f"run {resume}"  # names the input in a refusal
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
-    with open_for_cli(store, write=True, wait=wait) as s:
-        try:
-            if resume is not None:
-                network, engine, seed = load_run_for_resume(s, resume)
-            if not network.is_layered:
-                options = {"memory_limit": limit, "time_limit": seconds}
-                _run_general(s, what, network, engine or "skeleton", seed, resume, quiet or as_json, as_json, options)
-                return
-            engine = engine or DEFAULT_ENGINE
-            with StageProgress(not (quiet or as_json)) as progress:
-                outcome = execute_run(
-                    s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
-                    memory_limit=limit, time_limit=seconds,
-                )
-        except ResourceLimit as exc:
-            raise fail(f"{what}: {exc}") from None
-        except TooManySubstructures as exc:
-            raise fail(f"{what}: {exc}; use --engine skeleton") from None
-        except StoreError as exc:
-            raise failure(exc) from None
+    # a spinner on a terminal; in a log (stderr not a terminal) one line per stage, --json or not
+    progress = StageProgress(not (quiet or as_json), lines=not quiet)
+    outcome = None
+    try:
+        with open_for_cli(store, write=True, wait=wait) as s:
+            try:
+                if resume is not None:
+                    network, engine, seed = load_run_for_resume(s, resume)
+                general = not network.is_layered
+                # a general spec (layers, connections) is solved by skeleton unless --engine says otherwise
+                engine = engine or ("skeleton" if general else DEFAULT_ENGINE)
+                with progress:
+                    if general:
+                        outcome = _execute_general(s, what, network, engine, seed, resume, progress, limit, seconds)
+                    else:
+                        outcome = execute_run(
+                            s, network, engine, seed, resume=resume, progress=progress, max_substructures=max_substructures,
+                            memory_limit=limit, time_limit=seconds,
+                        )
+            except ResourceLimit as exc:
+                raise fail(f"{what}: {exc}") from None
+            except TooManySubstructures as exc:
+                raise fail(f"{what}: {exc}; use --engine skeleton") from None
+            except StoreError as exc:
+                raise failure(exc) from None
+        if general:
+            _report_general(outcome, network, resume, as_json)
+        else:
+            _report_layered(outcome, network, engine, seed, resume, as_json)
+    except KeyboardInterrupt:  # Ctrl-C: say which run is left incomplete and how to finish it
+        raise _interrupted(progress.run_id or resume, outcome is not None, store) from None
+
+
+def _execute_general(s, what: str, network, engine: str, seed: int, resume: Optional[str], progress, limit, seconds):
+    """execute_general_run, a network the engine does not read (UnsupportedIdentity,
+    UnsupportedFeature) refused in one line naming the input."""
+    try:
+        return execute_general_run(s, network, engine, seed, resume=resume, progress=progress, memory_limit=limit, time_limit=seconds)
+    except BadInput as exc:
+        raise fail(f"{what}: {exc}") from None
+
+
+def _report_layered(outcome, network, engine: str, seed: int, resume: Optional[str], as_json: bool) -> None:
+    """What ``basispath run`` prints for a layered run: the JSON summary or the report lines."""
     r = outcome.result
     summary = {
         "run_id": outcome.run_id,
@@ -413,10 +448,7 @@ def runs_command(
         print(json.dumps(rows))
         return
     keys = ("id", "network", "engine", "seed", "status", "stage", "m", "H", "basis_size", "certified", "repairs", "started")
-    table = Table(*keys)
-    for r in rows:
-        table.add_row(*(escape(str(r[k])) if r[k] is not None else "" for k in keys))
-    table_console().print(table)
+    print_rows(keys, [[str(r[k]) if r[k] is not None else "" for k in keys] for r in rows])
 
 
 def delete_command(

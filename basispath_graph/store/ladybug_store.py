@@ -26,7 +26,7 @@ from pathlib import Path
 from .base import BATCH_ENV, ArrowStrings, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
 from .library import QueryLibrary
 
-__all__ = ["LadybugStore", "DB_FILE", "LOCK_FILE", "BATCH_ENV"]
+__all__ = ["LadybugStore", "holds_store", "DB_FILE", "LOCK_FILE", "BATCH_ENV", "WAIT_OPTION"]
 
 DB_FILE = "graph.lbug"
 LOCK_FILE = "store.lock"
@@ -37,6 +37,15 @@ COPY_THRESHOLD = 20000
 COPY_BATCH = 1_000_000
 COPY_THRESHOLD_ENV = "BASISPATH_COPY_THRESHOLD"  # tests: force the COPY path for small loads
 WAIT_POLL = 0.2  # seconds between attempts to get the lock under --wait
+#: How a refusal names the option that waits instead: every CLI command that opens a store has
+#: --wait; the Python API's open_store says wait=SECONDS in its place (graph_store.open_store).
+WAIT_OPTION = "--wait SECONDS"
+
+
+def holds_store(folder: Path) -> bool:
+    """Whether FOLDER holds an embedded store, or one a writer is creating right now (its lock
+    file is there, the database not yet)."""
+    return (folder / DB_FILE).exists() or (folder / LOCK_FILE).is_file()
 
 
 class _FolderLock:
@@ -144,9 +153,9 @@ class LadybugStore(Store):
         db_file = self.folder / DB_FILE
         if not db_file.exists():
             if not create:
-                if not (self.folder / LOCK_FILE).is_file():
+                if not holds_store(self.folder):
                     raise StoreError(self._missing())
-                # else: perhaps being created by a writer right now; _open tells once it can look
+                # else: being created by a writer right now; _open tells once it can look
             elif self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"store path {self.folder} exists and is not a folder")
             elif self.folder.exists() and any(p.name != LOCK_FILE for p in self.folder.iterdir()):
@@ -190,7 +199,7 @@ class LadybugStore(Store):
             holder = re.search(r"held by PID (\d+)", text)
             if "lock" in text.lower():  # a writer that does not take store.lock (an older version)
                 pid = holder.group(1) if holder else "unknown"
-                raise StoreLocked(f"store is locked by PID {pid} ({self.folder})") from None
+                raise StoreLocked(self._held_message(pid, write=True)) from None
             raise StoreError(f"cannot open store {self.folder}: {' '.join(text.split())}") from None
 
     def _missing(self) -> str:
@@ -198,12 +207,12 @@ class LadybugStore(Store):
 
     def _held_message(self, pid: str | None, write: bool) -> str:
         if pid is None:
-            return f"store is being read by another process ({self.folder}); try again, or use --wait SECONDS"
+            return f"store is being read by another process ({self.folder}); try again, or use {WAIT_OPTION}"
         if write:
-            return f"store is locked by PID {pid} ({self.folder})"
+            return f"store is locked by PID {pid} ({self.folder}): another basispath is writing; retry with {WAIT_OPTION}"
         return (
             f"store is being written by PID {pid} ({self.folder}); a run in progress cannot be read until it ends: "
-            "try again, or use --wait SECONDS"
+            f"try again, or use {WAIT_OPTION}"
         )
 
     # -- running queries ------------------------------------------------------------------

@@ -152,10 +152,11 @@ def delete_run(store: Store, run_id: str) -> None:
     store.run("delete_run", id=run_id)
 
 
-def open_run_store(uri: str | None, write: bool, wait: float = 0) -> Store:
+def open_run_store(uri: str | None, write: bool, wait: float = 0, create: bool | None = None) -> Store:
     """open_store for the commands and the Python API: a writer of an embedded store holds its
-    only write lock, so any run still 'running' there is orphaned and is marked incomplete."""
-    store = open_store(uri, write=write, wait=wait)
+    only write lock, so any run still 'running' there is orphaned and is marked incomplete.
+    ``create`` as open_store's (default: a writer creates a missing store)."""
+    store = open_store(uri, write=write, create=create, wait=wait)
     if write and store.backend == "ladybug":
         try:
             mark_stale_runs(store)

@@ -1,11 +1,12 @@
 """Concurrency. On one embedded store: one writer or any number of readers, never both. On one
 Neo4j server (at the end): four writers at once, all complete.
 
-A second writer fails at once with ``error: store is locked by PID N (STORE)`` (exit 3) or, with
-``--wait SECONDS``, waits for the first and then completes. Readers (``runs``, ``query``) are not
-let in while a run is being written (LadybugDB does not isolate a read-only open from a live
-writer in another process), so they only ever see complete (or killed, incomplete) runs: without
---wait they are refused with one line and exit 3, with --wait they see the finished run.
+A second writer fails at once with ``error: store is locked by PID N (STORE): ...; retry with
+--wait SECONDS`` (exit 3) or, with ``--wait SECONDS``, waits for the first and then completes.
+Readers (``runs``, ``query``) are not let in while a run is being written (LadybugDB does not
+isolate a read-only open from a live writer in another process), so they only ever see complete
+(or killed, incomplete) runs: without --wait they are refused with one line and exit 3, with
+--wait they see the finished run.
 
 The first writer is a real ``basispath run`` of a network that takes a few seconds; once it
 holds the store it is paused with SIGSTOP (it keeps the lock), so that what runs against it does
@@ -62,7 +63,7 @@ def wait_until_writing(store: Path, proc, timeout: float = 60) -> None:
 
 
 def locked(pid: int, store: Path) -> str:
-    return f"error: store is locked by PID {pid} ({store})\n"
+    return f"error: store is locked by PID {pid} ({store}): another basispath is writing; retry with --wait SECONDS\n"
 
 
 def being_written(pid: int, store: Path) -> str:
