@@ -231,3 +231,49 @@ def test_why_text_names_the_rule_on_a_general_run(stored, tmp_path, monkeypatch,
         assert res.returncode == 0, show(res)
         assert heads[step] in res.stdout and "verified now by vector addition" in res.stdout, (case, step, res.stdout)
         assert " -[0]-> " in res.stdout  # general paths and weights
+
+
+def with_extra_layers(net: Network) -> dict:
+    """The general spec of ``net`` with a bias layer listed first (so every core layer's position
+    is its index + 1), 2 taps on the connection 1 -> 2, an identity shortcut 1 -> 3 and a bias into
+    every later layer: the same core, so the same DEAH run on it."""
+    spec = from_layered(net).to_dict()
+    spec["layers"].insert(0, {"name": "bias", "size": 1})
+    for c in spec["connections"]:
+        if (c["from"], c["to"]) == ("1", "2"):
+            c["taps"] = 2
+    spec["connections"] += [{"from": "1", "to": "3", "kind": "identity"}]
+    spec["connections"] += [{"from": "bias", "to": str(l)} for l in range(1, net.L + 1)]
+    return spec
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_core_among_extra_layers_answers_as_the_layered_core(store_uri, tmp_path, engine):
+    """A general network whose core is stride2-6x3 among a bias layer (listed first: positions are
+    not core indices), taps and an identity shortcut: every discarded path's answer is the layered
+    run's (rule, twin, witness coordinates, certificate), its id shifted by the extra kept paths."""
+    net = _networks()["stride2-6x3"]
+    path = tmp_path / "extra.json"
+    path.write_text(json.dumps(with_extra_layers(net)))
+    general_net = load_any_spec(path)
+    with open_store(str(store_uri), write=True) as store:
+        layered = execute_run(store, net, engine, 0)
+        general = execute_general_run(store, general_net, engine, 0)
+        assert general.result.parts["core_layers"] == [str(l) for l in range(net.L + 1)]
+        shift = general.result.basis_size - layered.result.basis_size
+        assert shift > 0 and general.result.certified
+        ids = _ids(store, general.run_id)
+        texts = {i: t for i, (t, _) in ids.items()}
+        discarded = sorted(i for i, (_, kept) in ids.items() if not kept)
+        assert len(discarded) == len(layered.result.discarded) > 0
+        _, recorded = store.query("MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath)-[:REASON]->() RETURN DISTINCT b.id", {"run": general.run_id})
+        steps = set()
+        for pid, layered_id in [(i, i - shift) for i in discarded] + [(i, i) for (i,) in recorded]:  # re-admitted: core ids
+            want = explain(store, layered.run_id, str(layered_id))
+            raw = explain(store, general.run_id, str(pid))
+            assert raw["verified"] is True, pid
+            got = layered_spelling(raw, texts)
+            got["id"] = layered_id
+            assert json.dumps(got).replace(general.run_id, layered.run_id) == json.dumps(want), pid
+            steps.add(want["reason"]["step"])
+    assert steps == ({"prefix", "suffix", "local"} if engine == "deah-complete" else {"chain", "head", "repair"}), steps
