@@ -24,7 +24,7 @@ from .guards import ResourceLimit
 from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
-from .store.base import Store
+from .store.base import Store, StoreError
 from .store.general_networks import ingest_general_network
 from .store.path_forms import GeneralForm
 from .store.relations import StoreRelations, persist_substructures
@@ -204,7 +204,8 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     core = result.core  # DEAH engines: the layered run on the core
     form = GeneralForm(network, [network.index[name] for name in result.parts["core_layers"]] if core is not None else ())
     if core is not None and (form.core.widths, form.core.pairs) != (core.network.widths, core.network.pairs):
-        raise RuntimeError(f"the core of {network.name or 'the network'} read back from its layers is not the one solved")
+        # why and compare read the core back from its layers (store/path_forms.stored_form): it must be the one solved
+        raise StoreError(f"the core of {network.name or 'the network'} read back from its layers is not the one solved; not stored")
     key = ingest_general_network(store, network)
     if resume:
         run_id = resume

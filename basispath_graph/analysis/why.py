@@ -74,6 +74,9 @@ class LayeredSpelling:
     """A layered run's paths (``[[layer, index], ...]``, text ``0:1,2:0,4:2``), layers (0..L)
     and weights (``[a, i, b, j]``) in a ``why`` answer; ``GeneralSpelling`` is the general run's."""
 
+    #: A stored path not kept and without a certificate gets its coordinates (else: not verified).
+    without_certificate = False
+
     def __init__(self, store: Store, ctx: RunContext) -> None:
         self.store, self.ctx, self.network = store, ctx, ctx.network
 
@@ -232,7 +235,7 @@ def explain(store: Store, run_id: str, path: str) -> dict:
         certificate = [spell.term(1, target, row)]
         verified = True
     else:
-        if not terms and isinstance(spell, GeneralSpelling):  # a general run stored without certificates
+        if not terms and spell.without_certificate:  # a general DEAH run stored before its discards were
             return spell.coordinates(path, text, row)
         parsed = [(int(c["coef"]), spell.stored_path(c)) for c in terms]
         certificate = [spell.term(coef, p, c) for (coef, p), c in zip(parsed, terms)]

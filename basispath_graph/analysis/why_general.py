@@ -92,6 +92,8 @@ class GeneralSpelling:
     of a general run are those of its core, stored in general form (``store/path_forms.py``);
     the local rule's witness is recomputed on the core and its layers named."""
 
+    without_certificate = True  # a path not kept, stored without a certificate (before the core's artifacts were): its coordinates
+
     def __init__(self, store: Store, ctx, error=BadInput) -> None:
         self.store, self.ctx, self.network, self.error = store, ctx, ctx.network, error
         self._form = None
