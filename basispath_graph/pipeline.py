@@ -4,8 +4,9 @@ A run is created in status 'running' and becomes 'complete' only after every art
 written. A process that dies leaves it 'running'; the next writer of an embedded store marks it
 'incomplete' (only one writer can hold the store), and ``--resume`` redoes the run under the
 same id, writing only what the killed run had not committed (``store/resume.py``). Earlier runs are never touched. Storage itself is in
-``store/``: run records (``store/runs.py``), artifacts (``store/artifacts.py``), Step 1 and its
-relations (``store/relations.py``).
+``store/``: run records (``store/runs.py``), artifacts (``store/artifacts.py``, one writer for
+layered and general runs, spelled by ``store/path_forms.py``), Step 1 and its relations
+(``store/relations.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from .guards import ResourceLimit
 from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
-from .store.base import Store
-from .store.general_artifacts import write_general_paths
+from .store.base import Store, StoreError
 from .store.general_networks import ingest_general_network
+from .store.path_forms import GeneralForm
 from .store.relations import StoreRelations, persist_substructures
 from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
@@ -198,14 +199,23 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
                         progress=None, **solve_options) -> GeneralOutcome:
     """Solve a general network (``general.solve.solve_general``: skeleton, or a DEAH engine where
     it reads the network) and persist the run: its Network (layers, connections), a Run and the
-    kept paths (``KEPT``), the same way whatever the engine. The run is 'complete' only once
-    every path is written; ``resume`` redoes a killed run by id, keeping the rows it committed
-    (the solve is deterministic). ``solve_options``: ``memory_limit``, ``time_limit``."""
+    kept paths (``KEPT``); with a DEAH engine also every artifact of the layered run on the
+    network's core (Step 1's substructure paths and relations, subdivision sets, chains, the
+    discarded paths with their rule records and certificates), in general path form, by the same
+    writer as a layered run (``store/artifacts.py``, ``store/path_forms.py``). The run is
+    'complete' only once everything is written; ``resume`` redoes a killed run by id, keeping the
+    rows it committed (the solve is deterministic). ``solve_options``: ``memory_limit``,
+    ``time_limit``."""
     timings: dict[str, float] = {}
     committed: Committed | None = None
     if progress is not None:
         progress.stage(f"solve ({engine})")
     result = solve_general(network, engine, seed, **solve_options)  # a refusal leaves no trace in the store
+    core = result.core  # DEAH engines: the layered run on the core
+    form = GeneralForm(network, [network.index[name] for name in result.parts["core_layers"]] if core is not None else ())
+    if core is not None and (form.core.widths, form.core.pairs) != (core.network.widths, core.network.pairs):
+        # why and compare read the core back from its layers (store/path_forms.stored_form): it must be the one solved
+        raise StoreError(f"the core of {network.name or 'the network'} read back from its layers is not the one solved; not stored")
     key = ingest_general_network(store, network)
     if resume:
         run_id = resume
@@ -221,17 +231,24 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     on_write_stage, on_batch = _write_hooks(progress)
 
     t0 = time.perf_counter()
-    write_general_paths(store, run_id, network, result.blocks, on_write_stage, on_batch, committed)
+    if core is not None and core.deah is not None:  # Step 1 of the core, as a layered run stores it while solving
+        on_write_stage("substructures")
+        store.run("set_run_stage", id=run_id, stage="substructures")
+        persist_substructures(store, run_id, core.deah.step1, committed, form, on_batch)
+    write_artifacts(store, run_id, core, on_write_stage, on_batch, committed, form=form, basis=result.blocks)
     if committed is not None:
         committed.check_used()
     timings["persist"] = time.perf_counter() - t0
     all_timings = {**result.timings, **timings}
     _kill_point("complete")
-    core = result.core  # DEAH engines: the layered run on the core (its discards are not stored)
+    # The raw union: the core's (before any repair) and the paths of the other parts.
+    raw = core.raw_verdict if core is not None else None
     store.run(
         "complete_run", id=run_id, finished=now(), basis_size=result.basis_size, certified=result.certified,
-        raw_certified=result.certified, raw_size=result.basis_size, repairs=len(core.repairs) if core is not None else 0,
-        repairs_needed=core.repairs_needed if core is not None else 0, discarded=0,
+        raw_certified=raw.certified if raw is not None else result.certified,
+        raw_size=raw.size + result.basis_size - core.basis_size if raw is not None else result.basis_size,
+        repairs=len(core.repairs) if core is not None else 0,
+        repairs_needed=core.repairs_needed if core is not None else 0, discarded=len(core.discarded) if core is not None else 0,
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

@@ -275,6 +275,7 @@ READ_QUERIES = {
     "shared_layer_pairs", "substructure_hops", "paths_through_neuron", "substructure_counts",  # questions
     # general networks (tests/test_general_store.py compares a general run's graph and answers)
     "general_layers", "general_connections", "general_kept_paths", "general_layer_counts", "general_path",
+    "core_layers",  # the layers a run's substructure paths run through (a general DEAH run's core)
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {

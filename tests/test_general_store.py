@@ -289,6 +289,58 @@ def test_resnet20_stores_its_basis_in_seconds(tmp_path):
     assert _query(store, "MATCH (:Run {id: $run})-[:KEPT]->(b:BasisPath) RETURN count(b) AS n", run=summary["run_id"]) == [{"n": 271242}]
 
 
+def check_resnet20_deah_complete(store: str, tmp_path) -> dict:
+    """CIFAR ResNet-20 (taps, biases, identity and projection shortcuts) stored with deah-complete:
+    the core's artifacts are there (P^S, discarded paths, their rule records and certificates), and
+    ``why`` answers a discarded core path of each rule with the rule and a certificate it checks
+    (``verified``), the terms re-added here weight by weight; a kept core path names its
+    substructure, a tap-lifted one is a basis path. Returns the run's summary (timings) and counts."""
+    spec = tmp_path / "r20.json"
+    cli("spec", "preset", "resnet20", "-o", str(spec), check=0)
+    summary = json.loads(cli("run", str(spec), "--store", store, "--json", "--engine", "deah-complete", check=0).stdout)
+    run_id, core = summary["run_id"], summary["core"]
+    assert (summary["basis_size"], summary["certified"], core["discarded"]) == (271242, True, 47776)
+    counts = _query(store, "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath)-[:REASON]->(d:Discard) "
+                           "RETURN d.step AS step, count(*) AS n ORDER BY step", run=run_id)
+    assert {r["step"]: r["n"] for r in counts} == {k: v for k, v in core["discards_by_step"].items() if v}
+    terms = _query(store, "MATCH (:Run {id: $run})-[:DISCARDED]->(:BasisPath)-[c:CERTIFIED_BY]->(:BasisPath) RETURN count(c) AS n", run=run_id)
+    assert terms == [{"n": sum(int(k) * v for k, v in core["certificate_sizes"].items())}]
+    assert _query(store, "MATCH (s:SubstructurePath {run: $run}) RETURN count(s) AS n", run=run_id) == [{"n": core["substructure_paths"]}]
+    first = _query(store, "MATCH (:Run {id: $run})-[:DISCARDED]->(b:BasisPath)-[:REASON]->(d:Discard) RETURN d.step AS step, min(b.id) AS id "
+                          "ORDER BY step", run=run_id)
+    lifted = summary["parts"]["core"]  # the first tap-lifted path (the core's kept paths come first)
+    jobs = [["why", run_id, str(r["id"]), "--json"] for r in first] + [["why", run_id, "0", "--json"], ["why", run_id, str(lifted), "--json"]]
+    results = run_many(([*argv, "--store", store], None, None) for argv in jobs)
+    for r in results:
+        assert r.returncode == 0, show(r)
+    *discards, core_kept, lifted_kept = (json.loads(r.stdout) for r in results)
+    net = load_any_spec(spec)
+    for row, answer in zip(first, discards):
+        assert (answer["status"], answer["reason"]["step"], answer["verified"]) == ("discarded", row["step"], True)
+        r = answer["reason"]
+        assert r["substructure"][0] == "input" and r["substructure"][-1] == "fc" and answer["substructure"] == r["substructure"]
+        if row["step"] in ("prefix", "suffix"):  # the hop rule: the twin is a kept path crossing the new hop at the same weight
+            assert r["hop"][0] in r["substructure"] and r["twin"]["nodes"][0][0] == "input" and r["crossing"][4] == 0
+            assert r["crossing"][:4:2] == r["hop"]
+        total = Counter()
+        for term in answer["certificate"]:
+            assert term["text"] == format_general_path(net, _as_path(net, term["path"])) and term["id"] < lifted
+            for w, k in _weights(net, _as_path(net, term["path"])).items():
+                total[w] += term["coef"] * k
+        assert +total == _weights(net, _as_path(net, answer["path"])) and not -total
+    assert (core_kept["status"], core_kept["reason"]["detail"]) == ("kept", "kept: in B_r of its substructure and never discarded")
+    assert core_kept["substructure"][0] == "input"
+    assert (lifted_kept["status"], lifted_kept["substructure"], lifted_kept["reason"]["detail"]) == ("kept", None, "kept: a path of the run's basis")
+    return summary
+
+
+def test_resnet20_deah_complete_stores_its_core_and_why_gives_the_rule(tmp_path):
+    """LadybugDB (Neo4j: tests/test_neo4j_general_store.py): about 1 M rows (319,018 paths,
+    47,776 discard records, 167,968 certificate terms and the relationships) in about 20-30 s."""
+    summary = check_resnet20_deah_complete(str(tmp_path / "store"), tmp_path)
+    assert summary["timings"]["persist"] < 120
+
+
 def test_both_backends_store_the_same_general_graph_and_answer_alike(neo4j_server, tmp_path):
     """The same general run on LadybugDB and Neo4j: identical canonical dumps (network, layers,
     connections, run, paths) and identical why / compare / show answers."""

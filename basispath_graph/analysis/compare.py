@@ -23,6 +23,7 @@ from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
+from ..store.path_forms import stored_form
 from ..store.runs import network_key, stored_plan
 from ..timing import STEP_ORDER
 from .compare_plot import comparison_figure, plot_comparison
@@ -135,18 +136,27 @@ def column_from_run(store: Store, run_id: str, label: str | None = None) -> Colu
         "status": r["status"],
     }
     if r["engine"] != "skeleton":
-        values.update(substructure_paths=int(r["substructure_paths"]), R=int(r["selected"] or 0))
-        if r["engine"] == "deah":
-            values.update(chains=int(r["chains"]))
-            steps = SDVCHAIN_STEPS
-        else:
-            values.update(_rule_values(b.rule for b in stored_plan(store, run_id)))  # rebuilt from the stored selection
-            steps = COMPLETE_STEPS
-        values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
-        largest = store.run("certificate_max", run=run_id)
-        values.update(certificate_max=int((largest[0]["certificate_max"] if largest else 0) or 0))
+        values.update(_deah_values(store, r))
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or run_id, r["engine"]), f"run {run_id}", values, timings)
+
+
+def _deah_values(store: Store, r: dict, form=None) -> dict:
+    """The DEAH rows of a stored run (``compare_run`` row): P^S, R, chains or blocks by rule,
+    discards by step, the largest certificate; of a general run's core (``form``: its
+    ``GeneralForm``, the plan read back in core layers)."""
+    run_id = r["id"]
+    values = {"substructure_paths": int(r["substructure_paths"]), "R": int(r["selected"] or 0)}
+    if r["engine"] == "deah":
+        values.update(chains=int(r["chains"]))
+        steps = SDVCHAIN_STEPS
+    else:
+        values.update(_rule_values(b.rule for b in stored_plan(store, run_id, form)))  # rebuilt from the stored selection
+        steps = COMPLETE_STEPS
+    values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
+    largest = store.run("certificate_max", run=run_id)
+    values.update(certificate_max=int((largest[0]["certificate_max"] if largest else 0) or 0))
+    return values
 
 
 def _sizes(net) -> dict:
@@ -188,9 +198,13 @@ def _step_timings(timings: dict) -> dict:
 
 def _general_column(store: Store, r: dict, label: str | None) -> Column:
     """A stored general run (``compare_run`` row): its network rebuilt from the store, its sizes
-    and verdict (a DEAH engine's core rows are not stored: only its kept paths are)."""
+    and verdict; with a DEAH engine the DEAH rows of its core, as a layered run shows them (read
+    from the core's stored artifacts), as ``column_from_general`` shows them for a run solved now."""
     net = load_general_network(store, r["key"], r["name"] or "")
     values = {"engine": r["engine"], **_sizes(net), "basis_size": r["basis_size"], "certified": r["certified"], "status": r["status"]}
+    form = stored_form(store, r["id"], net) if r["engine"] != "skeleton" else None
+    if form is not None:  # (a DEAH run stored before its core's artifacts were has none)
+        values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r, form))
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
 

@@ -1,5 +1,13 @@
 """Why did DEAH keep or discard a path? Read from the store, certificate re-verified now.
 
+One answer for every run: the path is looked up with ``why.cypher``; a discarded path gets the
+rule of its stored records (SDVChain call, hop rule, local rule with its witness coordinates,
+repair) and its certificate, a kept one its substructure, a path the run never had its
+coordinates over the stored basis. Only the spelling differs between a layered run (layers
+0..L, ``0:1,2:0,4:2``, weights ``[a, i, b, j]``) and a general one (layer names, JSON paths
+``{"nodes", "taps"}``, weights ``[a, i, b, j, tap]``; ``analysis/why_general.py``), whose DEAH
+artifacts are those of its core (docs/general-networks.md).
+
 The certificate stored as CERTIFIED_BY {coef} is never trusted: the answer re-adds the kept
 paths' weight vectors with their coefficients and compares with the path, using the network's
 structure read from the store (weights as (layer, index, layer, index) tuples, independent of any
@@ -14,7 +22,7 @@ from ..deah.local_witness import explain_local
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
-from .why_general import explain_general
+from .why_general import GeneralSpelling
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
@@ -22,7 +30,7 @@ from ..store.general_networks import stored_network
 from ..store.runs import stored_plan
 from ..verify import ExpressError, parse_path
 
-__all__ = ["WhyError", "explain", "path_weights", "check_certificate"]
+__all__ = ["WhyError", "explain", "path_weights", "check_certificate", "LayeredSpelling"]
 
 
 class WhyError(BadInput):
@@ -62,59 +70,141 @@ def load_context(store: Store, run_id: str) -> RunContext:
     return RunContext(run_id, stored_network(store, rows[0]), rows[0]["status"])
 
 
-def _weights(network: Network, ids) -> list[list[int]]:
-    return weight_endpoints(network, ids or [])
+class LayeredSpelling:
+    """A layered run's paths (``[[layer, index], ...]``, text ``0:1,2:0,4:2``), layers (0..L)
+    and weights (``[a, i, b, j]``) in a ``why`` answer; ``GeneralSpelling`` is the general run's."""
+
+    #: A stored path not kept and without a certificate gets its coordinates (else: not verified).
+    without_certificate = False
+
+    def __init__(self, store: Store, ctx: RunContext) -> None:
+        self.store, self.ctx, self.network = store, ctx, ctx.network
+
+    def argument(self, path: str) -> tuple[str, int]:
+        """(text, id) to look the path up by: a stored id, or a path ``0:1,2:0,4:2``."""
+        if path.strip().lstrip("-").isdigit():
+            return "", int(path)
+        try:
+            layers, indices = parse_path(path)
+        except ValueError as exc:
+            raise WhyError(f"cannot read path {path!r}: {exc}") from None
+        problem = _validate(self.network, layers, indices)
+        if problem:
+            raise WhyError(f"{path} is not a path of network {self.network.name or self.ctx.run_id}: {problem}")
+        return ",".join(f"{l}:{i}" for l, i in zip(layers, indices)), -1
+
+    def stored_path(self, row: dict):
+        """A stored path (a ``why`` row or certificate term) as (layers, indices)."""
+        return parse_path(row["text"])
+
+    def answer_head(self, path, row: dict, status: str) -> dict:
+        return {"run": self.ctx.run_id, "path": _pairs(*path), "id": row["id"], "status": status,
+                "substructure": row["substructure"]}
+
+    def term(self, coef: int, path, row: dict) -> dict:
+        return {"coef": coef, "path": _pairs(*path)}
+
+    def kept_detail(self, row: dict) -> str:
+        return "kept: in B_r of its substructure and never discarded"
+
+    def check(self, target, terms) -> bool:
+        return check_certificate(target, terms)
+
+    def layers(self, layers):
+        return layers
+
+    def weights(self, ids) -> list:
+        return weight_endpoints(self.network, ids or [])
+
+    def edge(self, code: int) -> list:
+        return list(decode_edge(self.network.L, code))
+
+    def twin(self, text: str) -> dict:
+        return {"twin": _pairs(*parse_path(text))}
+
+    def local(self, sub: int, path, terms) -> dict:
+        return explain_local(self.network, stored_plan(self.store, self.ctx.run_id), sub, path, list(terms))
+
+    def not_found(self, pid: int) -> str:
+        return f"path id {pid} is not a path of run {self.ctx.run_id} (neither kept nor discarded by it)"
+
+    def coordinates(self, path: str, text: str, row: dict | None = None) -> dict:
+        """A valid path the run never had as a candidate: its coordinates over the run's basis,
+        in the shape of a certificate (each term with the kept path's stored id)."""
+        store, ctx = self.store, self.ctx
+        if ctx.status != "complete":
+            raise WhyError(f"path {text} is not a path of run {ctx.run_id}, and the run is {ctx.status}: no basis to express it over")
+        kept = store.run("kept_paths", run=ctx.run_id)
+        ids = [r["id"] for r in kept]
+        blocks = blocks_from_json([[[l, i] for l, i in zip(*parse_path(r["text"]))] for r in kept])
+        try:
+            answer = coordinates(ctx.network, blocks, text)
+        except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
+            raise WhyError(f"cannot express {text} over the basis of run {ctx.run_id}: {exc}") from None
+        return {
+            "run": ctx.run_id,
+            "path": answer["path"],
+            "id": None,
+            "status": "not a candidate",
+            "substructure": None,
+            "reason": {"step": "coordinates", "detail": "never a candidate of this run (in no B_r): its coordinates over the run's basis"},
+            "certificate": [{"coef": t["coef"], "path": t["path"], "id": ids[t["index"]]} for t in answer["coordinates"]],
+            "verified": answer["verified"],
+        }
 
 
-def _reason(store: Store, ctx: RunContext, d: dict, path=None, terms=()) -> dict:
+def _spelling(store: Store, ctx: RunContext):
+    if not ctx.network.is_layered:
+        return GeneralSpelling(store, ctx, WhyError)
+    return LayeredSpelling(store, ctx)
+
+
+def _substructure_layers(store: Store, ctx: RunContext, idxs) -> dict:
+    return {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=list(idxs))}
+
+
+def _reason(store: Store, ctx: RunContext, spell, d: dict, path=None, terms=()) -> dict:
     if d["step"] == "repair":
         what = {"drop": "dropped: dependent on the paths kept before it",
                 "readmit": "re-admitted: it raises the rank",
                 "add": "added: a skeleton path was needed to reach m - H"}
         return {"step": "repair", "action": d["action"], "detail": what.get(d["action"], d["action"])}
-    net = ctx.network
     if d["step"] in ("prefix", "suffix", "local"):  # deah-complete's rules (export.reason_document's shape)
         sub = d.get("substructure", -1)
-        layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=[sub])}
-        out = {"step": d["step"], "action": d["action"], "substructure": layers.get(sub)}
+        layers = _substructure_layers(store, ctx, [sub])
+        out = {"step": d["step"], "action": d["action"], "substructure": spell.layers(layers[sub]) if sub in layers else None}
         if d["step"] != "local" and d.get("twin"):  # (a store written before these properties has none)
-            out.update(
-                hop=list(d["hop"]),
-                crossing=_weights(net, [d["crossing"]])[0],
-                twin=_pairs(*parse_path(d["twin"])),
-                differs=_weights(net, d["differs"]),
-                twin_differs=_weights(net, d["twin_differs"]),
-                agrees=_weights(net, d["agrees"]),
-            )
+            out.update(hop=spell.layers(list(d["hop"])), crossing=spell.weights([d["crossing"]])[0])
+            out.update(spell.twin(d["twin"]))
+            out.update(differs=spell.weights(d["differs"]), twin_differs=spell.weights(d["twin_differs"]), agrees=spell.weights(d["agrees"]))
         if d["step"] == "local" and path is not None and sub >= 0:
-            out["witness"] = explain_local(net, stored_plan(store, ctx.run_id), sub, path, list(terms))
+            out["witness"] = spell.local(sub, path, terms)
         return out
     pair = list(d["pair"] or [])
-    layers = {row["idx"]: row["layers"] for row in store.run("substructure_layers", run=ctx.run_id, idxs=pair)}
-    L = net.L
+    layers = _substructure_layers(store, ctx, pair)
     return {
         "step": d["step"],
         "action": d["action"],
         "chain": d["chain"],
-        "pair": {"from": layers.get(pair[0]), "to": layers.get(pair[1])} if len(pair) == 2 else None,
-        "shared_layers": [list(decode_edge(L, c)) for c in d["shared_pairs"] or []],
-        "ep": _weights(net, d["ep"]),
-        "ucp_star": _weights(net, d["ucp_star"]),
-        "iep": _weights(net, d["iep"]),
-        "shared": _weights(net, d["shared"]),
+        "pair": {"from": spell.layers(layers.get(pair[0])), "to": spell.layers(layers.get(pair[1]))} if len(pair) == 2 else None,
+        "shared_layers": [spell.edge(c) for c in d["shared_pairs"] or []],
+        "ep": spell.weights(d["ep"]),
+        "ucp_star": spell.weights(d["ucp_star"]),
+        "iep": spell.weights(d["iep"]),
+        "shared": spell.weights(d["shared"]),
     }
 
 
-def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict], path=None, terms=()) -> dict:
+def _main_reason(store: Store, ctx: RunContext, spell, row: dict, records: list[dict], path=None, terms=()) -> dict:
     """One reason object: the discard (SDVChain call or repair), or why a kept path is kept.
 
     A path SDVChain discarded and the repair re-admitted has two records: the repair is the
     reason, the SDVChain call is kept under "earlier".
     """
     if not records:
-        detail = "kept: in B_r of its substructure and never discarded" if row["kept"] else "no record stored"
+        detail = spell.kept_detail(row) if row["kept"] else "no record stored"
         return {"step": "kept" if row["kept"] else None, "detail": detail}
-    reasons = [_reason(store, ctx, d, path, terms) for d in records]
+    reasons = [_reason(store, ctx, spell, d, path, terms) for d in records]
     main = next((r for r in reasons if r["step"] == "repair"), reasons[0])
     earlier = [r for r in reasons if r is not main]
     if earlier:
@@ -122,75 +212,37 @@ def _main_reason(store: Store, ctx: RunContext, row: dict, records: list[dict], 
     return main
 
 
-def _coordinates_answer(store: Store, ctx: RunContext, text: str) -> dict:
-    """A valid path the run never had as a candidate: its coordinates over the run's basis,
-    in the shape of a certificate (each term with the kept path's stored id)."""
-    if ctx.status != "complete":
-        raise WhyError(f"path {text} is not a path of run {ctx.run_id}, and the run is {ctx.status}: no basis to express it over")
-    kept = store.run("kept_paths", run=ctx.run_id)
-    ids = [row["id"] for row in kept]
-    blocks = blocks_from_json([[[l, i] for l, i in zip(*parse_path(row["text"]))] for row in kept])
-    try:
-        answer = coordinates(ctx.network, blocks, text)
-    except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
-        raise WhyError(f"cannot express {text} over the basis of run {ctx.run_id}: {exc}") from None
-    return {
-        "run": ctx.run_id,
-        "path": answer["path"],
-        "id": None,
-        "status": "not a candidate",
-        "substructure": None,
-        "reason": {"step": "coordinates", "detail": "never a candidate of this run (in no B_r): its coordinates over the run's basis"},
-        "certificate": [{"coef": t["coef"], "path": t["path"], "id": ids[t["index"]]} for t in answer["coordinates"]],
-        "verified": answer["verified"],
-    }
-
-
 def explain(store: Store, run_id: str, path: str) -> dict:
     """The ``why --json`` answer for a path given by stored id or as ``0:1,2:0,4:2`` (on a
     general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
-    if not ctx.network.is_layered:
-        return explain_general(store, run_id, ctx.status, ctx.network, path, WhyError)
-    text, pid = "", -1
-    if path.strip().lstrip("-").isdigit():
-        pid = int(path)
-    else:
-        try:
-            layers, indices = parse_path(path)
-        except ValueError as exc:
-            raise WhyError(f"cannot read path {path!r}: {exc}") from None
-        problem = _validate(ctx.network, layers, indices)
-        if problem:
-            raise WhyError(f"{path} is not a path of network {ctx.network.name or run_id}: {problem}")
-        text = ",".join(f"{l}:{i}" for l, i in zip(layers, indices))
+    spell = _spelling(store, ctx)
+    text, pid = spell.argument(path)
     try:
         rows = store.run("why", run=run_id, text=text, id=pid)
     except StoreError as exc:
         raise WhyError(str(exc)) from None
     if not rows:
         if pid >= 0:
-            raise WhyError(f"path id {pid} is not a path of run {run_id} (neither kept nor discarded by it)")
-        return _coordinates_answer(store, ctx, text)
+            raise WhyError(spell.not_found(pid))
+        return spell.coordinates(path, text)
     row = rows[0]
-    layers, indices = parse_path(row["text"])
+    target = spell.stored_path(row)
     reasons = sorted(row["reasons"] or [], key=lambda d: int(str(d["uid"]).rsplit("d", 1)[-1]))
-    terms = [c for c in row["certificate"] or [] if c.get("id") is not None]
+    terms = sorted((c for c in row["certificate"] or [] if c.get("id") is not None), key=lambda c: c["id"])
     parsed = []
     if row["kept"]:
-        certificate = [{"coef": 1, "path": _pairs(layers, indices)}]
+        certificate = [spell.term(1, target, row)]
         verified = True
     else:
-        parsed = [(int(c["coef"]), parse_path(c["text"])) for c in sorted(terms, key=lambda c: c["id"])]
-        certificate = [{"coef": coef, "path": _pairs(*p)} for coef, p in parsed]
-        verified = bool(parsed) and check_certificate((layers, indices), parsed)
+        if not terms and spell.without_certificate:  # a general DEAH run stored before its discards were
+            return spell.coordinates(path, text, row)
+        parsed = [(int(c["coef"]), spell.stored_path(c)) for c in terms]
+        certificate = [spell.term(coef, p, c) for (coef, p), c in zip(parsed, terms)]
+        verified = bool(parsed) and spell.check(target, parsed)
     return {
-        "run": run_id,
-        "path": _pairs(layers, indices),
-        "id": row["id"],
-        "status": "kept" if row["kept"] else "discarded",
-        "substructure": row["substructure"],
-        "reason": _main_reason(store, ctx, row, reasons, None if row["kept"] else (layers, indices), parsed),
+        **spell.answer_head(target, row, "kept" if row["kept"] else "discarded"),
+        "reason": _main_reason(store, ctx, spell, row, reasons, None if row["kept"] else target, parsed),
         "certificate": certificate,
         "verified": verified,
     }

@@ -1,57 +1,181 @@
-"""``basispath why`` on a general run: is a path kept, and if not, its coordinates over the
-run's stored basis, re-verified now by vector addition (``analysis/general_coordinates.py``).
+"""``basispath why`` on a general run: how its answers spell paths, layers and weights
+(``GeneralSpelling``, used by ``analysis/why.py``'s one ``explain``).
 
 A path is given by its stored id, or in the JSON form ``{"nodes": [[layer, index], ...],
-"taps": [...]}`` (``general.paths.read_general_path``), as text or in a file holding it.
+"taps": [...]}`` (``general.paths.read_general_path``), as text or in a file holding it. A
+discarded path of a DEAH run (a path of the network's core, tap 0) gets the rule of its stored
+records and its certificate; in the answer its layers are names, its weights ``[a, i, b, j, tap]``
+(layer names, neuron indices, tap) and its paths JSON paths with their text. A kept path is
+kept; any other path gets its coordinates over the run's stored basis, re-verified now by vector
+addition (``analysis/general_coordinates.py``).
 """
 
 from __future__ import annotations
 
+import bisect
+import re
+
+from ..deah.local_witness import explain_local
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
-from ..general.paths import format_general_path, read_general_path_argument
+from ..general.paths import GeneralPath, format_general_path, read_general_path_argument
 from ..store import Store
+from ..store.path_forms import stored_form
+from ..store.runs import stored_plan
 from ..verify import ExpressError
 from ..general.blocks import general_path_json
-from .general_coordinates import blocks_from_stored, general_coordinates, stored_general_path
+from .general_coordinates import blocks_from_stored, check_general_certificate, general_coordinates, stored_general_path
 
-__all__ = ["explain_general"]
+__all__ = ["GeneralSpelling", "general_weight_endpoints"]
 
-def explain_general(store: Store, run_id: str, status: str, net: GeneralNetwork, path: str, error=BadInput) -> dict:
-    """The ``why --json`` answer on a general run: ``status`` 'kept' (with its id), or for a path
-    that is not kept its coordinates over the run's basis (``"not a candidate"`` for a path the
-    run never stored), re-verified by vector addition (``verified``)."""
-    text, pid = "", -1
-    if path.strip().isdigit():
-        pid = int(path.strip())
-    else:
-        text = format_general_path(net, read_general_path_argument(net, path, error))
-    rows = store.run("general_path", run=run_id, text=text, id=pid)
-    if not rows and pid >= 0:
-        raise error(f"path id {pid} is not a path of run {run_id}")
-    if rows:
-        target = stored_general_path(net, rows[0])
+
+def general_weight_endpoints(net: GeneralNetwork, ids) -> list[list]:
+    """Each general weight id as ``[layer_a, index_a, layer_b, index_b, tap]`` (layer names)."""
+    starts = sorted((off, k) for k, off in net.connection_offsets.items())
+    offs = [o for o, _ in starts]
+    out = []
+    for w in ids or []:
+        off, k = starts[bisect.bisect_right(offs, int(w)) - 1]
+        c = net.connections[k]
+        r = int(w) - off
+        if c.kind == "dense":
+            cell, tap = divmod(r, c.taps)
+            i, j = divmod(cell, net.layers[c.target].size)
+        else:  # diagonal: neuron i to neuron i
+            i, tap = divmod(r, c.taps)
+            j = i
+        out.append([net.layers[c.source].name, i, net.layers[c.target].name, j, tap])
+    return out
+
+
+_WEIGHT_KEY = re.compile(r"^(\d+):(\d+)->(\d+):(\d+)$")
+_PHI_KEY = re.compile(r"^phi (\d+):(\d+)$")
+
+
+class GeneralSpelling:
+    """A general run's side of ``analysis/why.py``'s answer (see ``LayeredSpelling``): paths as
+    JSON paths with their text, layers by name, weights ``[a, i, b, j, tap]``. The DEAH records
+    of a general run are those of its core, stored in general form (``store/path_forms.py``);
+    the local rule's witness is recomputed on the core and its layers named."""
+
+    without_certificate = True  # a path not kept, stored without a certificate (before the core's artifacts were): its coordinates
+
+    def __init__(self, store: Store, ctx, error=BadInput) -> None:
+        self.store, self.ctx, self.network, self.error = store, ctx, ctx.network, error
+        self._form = None
+
+    @property
+    def form(self):
+        """The run's ``GeneralForm`` (its core read back from its substructure paths)."""
+        if self._form is None:
+            self._form = stored_form(self.store, self.ctx.run_id, self.network)
+        return self._form
+
+    def argument(self, path: str) -> tuple[str, int]:
+        if path.strip().isdigit():
+            return "", int(path.strip())
+        return format_general_path(self.network, read_general_path_argument(self.network, path, self.error)), -1
+
+    def stored_path(self, row: dict) -> GeneralPath:
+        return stored_general_path(self.network, row)
+
+    def answer_head(self, path: GeneralPath, row: dict, status: str) -> dict:
+        return {"run": self.ctx.run_id, "path": general_path_json(self.network, path), "text": format_general_path(self.network, path),
+                "id": row["id"], "status": status, "substructure": self.layers(row["substructure"])}
+
+    def term(self, coef: int, path: GeneralPath, row: dict) -> dict:
+        return {"coef": coef, "path": general_path_json(self.network, path), "text": format_general_path(self.network, path), "id": row["id"]}
+
+    def kept_detail(self, row: dict) -> str:
+        if row["substructure"] is not None:
+            return "kept: in B_r of its substructure and never discarded"
+        return "kept: a path of the run's basis"
+
+    def check(self, target: GeneralPath, terms) -> bool:
+        return check_general_certificate(self.network, target, terms)
+
+    def layers(self, layers):
+        """Stored layer positions as names."""
+        return None if layers is None else [self.network.layers[int(l)].name for l in layers]
+
+    def weights(self, ids) -> list:
+        return general_weight_endpoints(self.network, ids)
+
+    def edge(self, code: int) -> list:
+        return self.layers(divmod(int(code), len(self.network.layers)))
+
+    def twin(self, text: str) -> dict:
+        """The kept twin of the hop rule, looked up by its stored text."""
+        rows = self.store.run("general_path", run=self.ctx.run_id, text=text, id=-1)
+        if not rows:
+            return {"twin": None, "twin_text": text}
+        return {"twin": general_path_json(self.network, stored_general_path(self.network, rows[0])), "twin_text": text}
+
+    def local(self, sub: int, path: GeneralPath, terms) -> dict:
+        """``deah.local_witness.explain_local`` on the core, its layers named."""
+        form = self.form
+        core_index = {int(p): k for k, p in enumerate(form.positions)}
+
+        def core_path(p: GeneralPath):
+            nodes, _ = p
+            return [core_index[l] for l, _ in nodes], [i for _, i in nodes]
+
+        plans = stored_plan(self.store, self.ctx.run_id, form)
+        w = explain_local(form.core, plans, sub, core_path(path), [(c, core_path(p)) for c, p in terms])
+        name = [self.network.layers[int(p)].name for p in form.positions]
+
+        def hops(pairs):
+            return [[name[a], name[b]] for a, b in pairs]
+
+        def coords(values: dict) -> dict:
+            out = {}
+            for key, v in values.items():
+                m, phi = _WEIGHT_KEY.match(key), _PHI_KEY.match(key)
+                if m:
+                    a, i, b, j = map(int, m.groups())
+                    key = f"{name[a]}:{i}->{name[b]}:{j}"
+                elif phi:
+                    key = f"phi {name[int(phi.group(1))]}:{phi.group(2)}"
+                out[key] = v
+            return out
+
+        def general(p) -> tuple:
+            layers = [int(form.positions[l]) for l, _ in p]
+            return tuple(zip(layers, (i for _, i in p))), (0,) * (len(layers) - 1)
+
+        block = w["block"]
+        return {
+            **w,
+            "block": {**block, "new_hops": hops(block["new_hops"]),
+                      "paid_debts": [{**d, "layer": name[d["layer"]], "into": hops(d["into"]), "out_of": hops(d["out_of"])} for d in block["paid_debts"]]},
+            "witness": coords(w["witness"]),
+            "block_terms": [{"coef": t["coef"], "path": general_path_json(self.network, general(t["path"])),
+                             "text": format_general_path(self.network, general(t["path"])), "witness": coords(t["witness"])}
+                            for t in w["block_terms"]],
+        }
+
+    def not_found(self, pid: int) -> str:
+        return f"path id {pid} is not a path of run {self.ctx.run_id}"
+
+    def coordinates(self, path: str, text: str, row: dict | None = None) -> dict:
+        """A path the run did not keep and holds no certificate for: its coordinates over the
+        run's basis (``"not a candidate"`` for a path the run never stored)."""
+        net, run_id, error = self.network, self.ctx.run_id, self.error
+        target = stored_general_path(net, row) if row is not None else read_general_path_argument(net, path, error)
         text = format_general_path(net, target)
-    else:
-        target = read_general_path_argument(net, path, error)
-    answer = {"run": run_id, "path": general_path_json(net, target), "text": text, "id": rows[0]["id"] if rows else None,
-              "substructure": None}
-    if rows and rows[0]["kept"]:
-        return {**answer, "status": "kept", "reason": {"step": "kept", "detail": "kept: a path of the run's basis"},
-                "certificate": [{"coef": 1, "path": answer["path"], "text": text, "id": rows[0]["id"]}], "verified": True}
-    if status != "complete":
-        raise error(f"path {text} is not kept by run {run_id}, and the run is {status}: no basis to express it over")
-    kept = store.run("general_kept_paths", run=run_id)
-    try:
-        coords = general_coordinates(net, blocks_from_stored(net, kept), target)
-    except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
-        raise error(f"cannot express {text} over the basis of run {run_id}: {exc}") from None
-    ids = [row["id"] for row in kept]
-    detail = "discarded by the run" if rows else "never a candidate of this run: its coordinates over the run's basis"
-    return {
-        **answer,
-        "status": "discarded" if rows else "not a candidate",
-        "reason": {"step": "coordinates", "detail": detail},
-        "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": ids[t["index"]]} for t in coords["coordinates"]],
-        "verified": coords["verified"],
-    }
+        if self.ctx.status != "complete":
+            raise error(f"path {text} is not kept by run {run_id}, and the run is {self.ctx.status}: no basis to express it over")
+        kept = self.store.run("general_kept_paths", run=run_id)
+        try:
+            coords = general_coordinates(net, blocks_from_stored(net, kept), target)
+        except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
+            raise error(f"cannot express {text} over the basis of run {run_id}: {exc}") from None
+        ids = [r["id"] for r in kept]
+        detail = "discarded by the run" if row is not None else "never a candidate of this run: its coordinates over the run's basis"
+        return {
+            "run": run_id, "path": general_path_json(net, target), "text": text, "id": row["id"] if row is not None else None,
+            "status": "discarded" if row is not None else "not a candidate", "substructure": None,
+            "reason": {"step": "coordinates", "detail": detail},
+            "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": ids[t["index"]]} for t in coords["coordinates"]],
+            "verified": coords["verified"],
+        }

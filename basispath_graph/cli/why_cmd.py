@@ -22,8 +22,25 @@ def _path_text(path) -> str:
     return ",".join(f"{l}:{i}" for l, i in path)
 
 
+def _show(value) -> str:
+    """Layers and layer pairs as lists, ``[0, 2, 4]`` or (a general run's names) ``[input, stem, fc]``."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return escape(str(value))
+
+
+def _edge(w) -> str:
+    """A weight: ``a:i->b:j`` (layered), ``a:i -[tap]-> b:j`` (a general run's, layer names)."""
+    if len(w) == 5:
+        a, i, b, j, t = w
+        return f"{a}:{i} -[{t}]-> {b}:{j}"
+    a, i, b, j = w
+    return f"{a}:{i}->{b}:{j}"
+
+
 def _edges(ws) -> str:
-    return " ".join(f"{a}:{i}->{b}:{j}" for a, i, b, j in ws) or "-"
+    sep = ", " if ws and len(ws[0]) == 5 else " "  # a general weight's text has spaces
+    return sep.join(_edge(w) for w in ws) or "-"
 
 
 def _coords(values: dict) -> str:
@@ -44,7 +61,7 @@ def _print_local(c: Console, w: dict) -> None:
     c.print(f"  this path on them: {_coords(w['witness'])}")
     c.print(f"  the same values from {len(w['block_terms'])} kept path(s) of this block:")
     for t in w["block_terms"]:
-        c.print(f"    {t['coef']:+d} x {_path_text(t['path'])}   [{_coords(t['witness'])}]")
+        c.print(f"    {t['coef']:+d} x {escape(t.get('text') or _path_text(t['path']))}   [{_coords(t['witness'])}]")
     earlier = "all vanish there (checked)" if w["earlier_vanish"] else "DO NOT all vanish there"
     c.print(f"  the certificate's other {w['earlier_terms']} path(s) were kept before this block: {earlier}")
     if w["dependent"]:
@@ -64,32 +81,33 @@ def _print(answer: dict) -> None:
         c.print("coordinates (this path = sum of coef x basis path):")
         _print_terms(c, answer)
         return
-    if "text" not in answer:  # a general run has no substructures
-        c.print(f"substructure: {answer['substructure']}")
+    if "text" not in answer or answer["substructure"] is not None:  # kept paths of a general run's other parts have none
+        c.print(f"substructure: {_show(answer['substructure'])}")
     if r.get("step") in ("chain", "head"):
         how = "inside chain" if r["step"] == "chain" else "chain head against Q_t element, chain"
-        c.print(f"discarded by SDVChain, {how} {r['chain']}: based on B of {r['pair']['from']}, discarding from {r['pair']['to']}")
-        c.print(f"  shared layer pairs: {r['shared_layers']}")
+        c.print(f"discarded by SDVChain, {how} {r['chain']}: based on B of {_show(r['pair']['from'])}, discarding from {_show(r['pair']['to'])}")
+        c.print(f"  shared layer pairs: {_show(r['shared_layers'])}")
         c.print(f"  Ep (unshared part of the B_from paths): {_edges(r['ep'])}")
         c.print(f"  UCP* (shared part kept):                {_edges(r['ucp_star'])}")
         c.print(f"  this path's shared part:                {_edges(r['shared'])}")
         c.print(f"  IEp (this path's unshared part, seen at least twice): {_edges(r['iep'])}")
     elif r.get("step") in ("prefix", "suffix"):
         where = "before" if r["step"] == "prefix" else "after"
-        c.print(f"discarded by deah-complete's hop rule in substructure {r['substructure']}: it owns the new layer pair {r.get('hop')}")
+        c.print(f"discarded by deah-complete's hop rule in substructure {_show(r['substructure'])}: it owns the new layer pair {_show(r.get('hop'))}")
         if "twin" in r:
-            c.print(f"  this path crosses it at {_edges([r['crossing']])}, as does the kept path {_path_text(r['twin'])}, and differs {where} it:")
+            twin = escape(r.get("twin_text") or _path_text(r["twin"]))
+            c.print(f"  this path crosses it at {_edges([r['crossing']])}, as does the kept path {twin}, and differs {where} it:")
             c.print(f"  kept path's part: {_edges(r['twin_differs'])}")
             c.print(f"  this path's part: {_edges(r['differs'])}")
     elif r.get("step") == "local":
-        c.print(f"discarded by deah-complete's local rule in substructure {r['substructure']}")
+        c.print(f"discarded by deah-complete's local rule in substructure {_show(r['substructure'])}")
         if "witness" in r:
             _print_local(c, r["witness"])
     elif r.get("step") == "repair":
         c.print(f"repair: {r['detail']}")
         if "earlier" in r:
             e = r["earlier"]
-            c.print(f"  (SDVChain had discarded it: chain {e['chain']}, {e['pair']['from']} -> {e['pair']['to']})")
+            c.print(f"  (SDVChain had discarded it: chain {e['chain']}, {_show(e['pair']['from'])} -> {_show(e['pair']['to'])})")
     else:
         c.print(r.get("detail", ""))
     if answer["status"] == "discarded":

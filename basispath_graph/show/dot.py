@@ -192,7 +192,9 @@ def general_dot(ov: GeneralOverview) -> str:
     ]
     for l in ov.layers:
         label = f"{l.name}\nsize {l.size}\n{l.kept} kept paths"
-        lines.append(f"  L{l.position} {_attrs(label=label, tooltip=f'layer {l.position}: {l.name}, {l.size} neurons')};")
+        core = {"peripheries": 2} if l.core else {}  # a layer of a DEAH run's core: double border
+        tip = f"layer {l.position}: {l.name}, {l.size} neurons" + (", core" if l.core else "")
+        lines.append(f"  L{l.position} {_attrs(label=label, tooltip=tip, **core)};")
     for e in ov.edges:
         style = {"style": "dashed"} if e.kind == "identity" else {}
         colour = KIND_COLOURS[e.kind]
@@ -202,6 +204,8 @@ def general_dot(ov: GeneralOverview) -> str:
         ("diagonal", "diagonal xT: neuron i to neuron i, T taps each"),
         ("identity", "identity (dashed): neuron i to neuron i, weight fixed at 1"),
     ) if any(e.kind == k for e in ov.edges)]
+    if any(l.core for l in ov.layers):
+        legend.append(("#000000", "double border: the core the DEAH engine solved (its substructure paths)"))
     lines.append(f"  legend {_attrs(shape='plaintext', style='', label=_legend(legend))};")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -322,7 +322,8 @@ def draw_general(ov: GeneralOverview, fmt: str) -> bytes:
                 fontsize=FONT - 2, color=colour, zorder=3)
     for l in ov.layers:
         x = x0 + l.position * gap
-        ax.add_patch(FancyBboxPatch((x - bw / 2, ny), bw, bh, boxstyle="round,pad=0.02", fc="white", ec=HIGHLIGHT, lw=1.1, zorder=2))
+        ax.add_patch(FancyBboxPatch((x - bw / 2, ny), bw, bh, boxstyle="round,pad=0.02", fc="white", ec=HIGHLIGHT,
+                                    lw=2.6 if l.core else 1.1, zorder=2))  # a DEAH run's core: thick border
         ax.text(x, ny + bh / 2, l.name, ha="center", va="center", fontsize=FONT - 1, weight="bold", zorder=3)
         ax.text(x, ny - 0.08, f"size {l.size}\n{l.kept} kept", ha="center", va="top", fontsize=FONT - 2, color="#555555")
     handles = [Line2D([], [], color=KIND_COLOURS[k], lw=1.3, ls=(0, (4, 3)) if k == "identity" else "-", label=k)

@@ -1,5 +1,6 @@
 """What ``basispath show`` draws for a general run, at layer level, read from the store: one
-node per layer (name, size, kept paths through it), one edge per connection (kind, taps)."""
+node per layer (name, size, kept paths through it), one edge per connection (kind, taps); for a
+DEAH run also which layers are its core and the core's counts (P^S, R, discarded paths)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from ..store import Store
 from ..store.general_networks import load_general_network
+from ..store.path_forms import stored_form
 
 __all__ = ["GeneralLayerInfo", "GeneralEdge", "GeneralOverview", "load_general_overview"]
 
@@ -17,6 +19,7 @@ class GeneralLayerInfo:
     name: str
     size: int
     kept: int  # kept paths that visit the layer
+    core: bool = False  # a layer of the core a DEAH engine solved (its substructure paths run through it)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class GeneralOverview:
     certified: bool | None
     layers: tuple[GeneralLayerInfo, ...]
     edges: tuple[GeneralEdge, ...]
+    substructures: int = 0  # DEAH runs: |P^S| of the core, how many Step 1 selected, paths discarded
+    selected: int = 0
+    discarded: int = 0
 
     @property
     def title(self) -> str:
@@ -53,17 +59,25 @@ class GeneralOverview:
         """The run's numbers as short texts."""
         verdict = {True: "certified", False: "NOT certified"}.get(self.certified, "not certified yet")
         kinds = {k: sum(e.kind == k for e in self.edges) for k in ("dense", "diagonal", "identity")}
-        return [f"m = {self.m}", f"H = {self.H}", f"|B| = {'-' if self.basis_size is None else self.basis_size}", verdict,
-                f"{len(self.layers)} layers", ", ".join(f"{n} {k}" for k, n in kinds.items() if n)]
+        out = [f"m = {self.m}", f"H = {self.H}", f"|B| = {'-' if self.basis_size is None else self.basis_size}", verdict,
+               f"{len(self.layers)} layers", ", ".join(f"{n} {k}" for k, n in kinds.items() if n)]
+        if self.substructures:
+            out.append(f"core: {sum(l.core for l in self.layers)} layers, |P^S| = {self.substructures}, R = {self.selected}, "
+                       f"{self.discarded} discarded")
+        return out
 
 
 def load_general_overview(store: Store, row: dict) -> GeneralOverview:
     """The overview of the general run of ``row`` (a ``show_run_summary`` row)."""
     net = load_general_network(store, row["key"], row["name"] or "")
     kept = {int(r["layer"]): int(r["paths"]) for r in store.run("general_layer_counts", run=row["id"])}
+    form = stored_form(store, row["id"], net) if row["engine"] != "skeleton" else None
+    core = set(form.positions.tolist()) if form is not None else set()
+    subs = store.run("show_substructures", run=row["id"]) if core else []
     return GeneralOverview(
         id=row["id"], engine=row["engine"], status=row["status"], name=row["name"] or "", m=int(row["m"]), H=int(row["H"]),
         basis_size=row["basis_size"], certified=row["certified"],
-        layers=tuple(GeneralLayerInfo(k, l.name, l.size, kept.get(k, 0)) for k, l in enumerate(net.layers)),
+        layers=tuple(GeneralLayerInfo(k, l.name, l.size, kept.get(k, 0), k in core) for k, l in enumerate(net.layers)),
         edges=tuple(GeneralEdge(c.source, c.target, c.kind, c.taps) for c in net.connections),
+        substructures=len(subs), selected=sum(bool(r["selected"]) for r in subs), discarded=int(row["discarded"] or 0) if core else 0,
     )

@@ -1,5 +1,8 @@
 """Writing a solved run's artifacts to a store: paths, subdivision sets, chains, discards,
-certificates, as bulk columns (numpy and ``Ragged`` lists, no Python object per path)."""
+certificates, as bulk columns (numpy and ``Ragged`` lists, no Python object per path).
+
+One writer for every run: a layered run, and a general run, whose DEAH artifacts are those of
+the layered run on its core spelled in general path form (``store/path_forms.py``)."""
 
 from __future__ import annotations
 
@@ -8,44 +11,14 @@ import numpy as np
 from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList
-from ..network import Network, blocks_from_json
+from ..network import blocks_from_json
 from ..solver import Repair, SolveResult
-from ..verify import format_path
 from . import resume
 from .base import ArrowStrings, Ragged, Store
+from .path_forms import LayeredForm
 from .resume import Committed
-from .relations import edge_code
 
 __all__ = ["write_artifacts"]
-
-
-def _neuron_offsets(network: Network) -> list[int]:
-    out, base = [], 0
-    for w in network.widths:
-        out.append(base)
-        base += w
-    return out
-
-
-def _path_columns(run_id: str, network: Network, blocks, start_id: int, kept: bool) -> dict:
-    """Columns for ``insert_basis_paths`` of all paths of ``blocks`` (ids start_id, ...).
-
-    List columns are ``Ragged`` (numpy values + offsets) and strings are built by Arrow
-    (``ArrowStrings``), so that millions of paths never become Python objects on the way to a COPY.
-    """
-    offs = np.array(_neuron_offsets(network), dtype=np.int64)
-    n = sum(len(b) for b in blocks)
-    ids = np.arange(start_id, start_id + n, dtype=np.int64)
-    return {
-        "uid": ArrowStrings.keys(f"{run_id}:", ids),
-        "run": [run_id] * n,
-        "id": ids,
-        "nodes": Ragged.from_rows([b.nodes + offs[list(b.layers)] for b in blocks]),
-        "layers": Ragged.from_rows([np.broadcast_to(np.array(b.layers), (len(b), len(b.layers))) for b in blocks]),
-        "text": ArrowStrings.concat([ArrowStrings.paths(b.layers, b.nodes) for b in blocks]),  # verify.format_path
-        "kept": np.full(n, kept),
-        "taps": Ragged.empty(n),  # general runs only (store/general_artifacts.py)
-    }
 
 
 #: Discard node properties a rule does not use hold these (both backends store them alike).
@@ -55,9 +28,10 @@ _UNUSED = {
 }
 
 
-def _discard_row(run_id: str, k: int, network: Network, reason, bases) -> dict:
+def _discard_row(run_id: str, k: int, form: LayeredForm, reason, bases) -> dict:
     """The Discard node of one record, with the properties of its rule (docs/graph-model.md):
-    SDVChain's call, deah-complete's hop rule, the local rule or a repair."""
+    SDVChain's call, deah-complete's hop rule, the local rule or a repair; layers, edge codes,
+    weight ids and the twin's text spelled by ``form``."""
     row = {"uid": f"{run_id}:d{k}", "run": run_id, "step": reason.step if not isinstance(reason, Repair) else "repair"}
     row["action"] = reason.action if isinstance(reason, Repair) else "discard"
     row.update(_UNUSED)
@@ -66,22 +40,22 @@ def _discard_row(run_id: str, k: int, network: Network, reason, bases) -> dict:
             substructure=reason.substructure,
             chain=reason.chain,
             pair=list(reason.pair),
-            shared_pairs=[edge_code(network.L, a, b) for a, b in reason.shared_pairs],
-            ep=list(reason.ep),
-            ucp_star=list(reason.ucp_star),
-            iep=list(reason.iep),
-            shared=list(reason.shared),
+            shared_pairs=[form.edge_code(a, b) for a, b in reason.shared_pairs],
+            ep=_weights(form, reason.ep),
+            ucp_star=_weights(form, reason.ucp_star),
+            iep=_weights(form, reason.iep),
+            shared=_weights(form, reason.shared),
         )
     elif isinstance(reason, HopDiscard):
         block = bases[reason.substructure]
         row.update(
             substructure=reason.substructure,
-            hop=list(reason.hop),
-            crossing=reason.crossing,
-            twin=format_path(block.layers, block.nodes[reason.twin]),
-            differs=list(reason.differs),
-            twin_differs=list(reason.twin_differs),
-            agrees=list(reason.agrees),
+            hop=form.layers(reason.hop),
+            crossing=int(form.weights(reason.crossing)),
+            twin=form.texts(block.layers, block.nodes[[reason.twin]]).tolist()[0],
+            differs=_weights(form, reason.differs),
+            twin_differs=_weights(form, reason.twin_differs),
+            agrees=_weights(form, reason.agrees),
         )
     elif isinstance(reason, LocalDiscard):
         row["substructure"] = reason.substructure
@@ -90,21 +64,33 @@ def _discard_row(run_id: str, k: int, network: Network, reason, bases) -> dict:
     return row
 
 
+def _weights(form: LayeredForm, ids) -> list[int]:
+    return form.weights(list(ids)).tolist()
+
+
 def _columns(rows: list[dict]) -> dict[str, list]:
     if not rows:
         return {}
     return {k: [r[k] for r in rows] for k in rows[0]}
 
 
-def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=None, on_batch=None, committed: Committed | None = None) -> None:
+def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_stage=None, on_batch=None, committed: Committed | None = None,
+                    form: LayeredForm | None = None, basis: list | None = None) -> None:
     """Write every artifact of a solved run, stage by stage (the run's ``stage`` property says
     which): subdivision sets and chains, basis and discarded paths, discard records, certificates.
+
+    ``result`` is the layered run: a layered network's, or the one on a general network's core
+    (then ``form`` is its ``GeneralForm`` and ``basis`` the general basis, the core's kept paths
+    first in the same order, so certificates keep their indices); None for a general run with no
+    layered part (skeleton): its ``basis`` only. ``form`` spells layers, weights and paths
+    (default: the layered network's own).
 
     ``on_stage(name)`` is called as a stage starts, before anything of it is written;
     ``on_batch(rows)`` after each bulk batch is committed (progress, crash-safety tests).
     ``committed``: what a killed run of the same id already wrote (--resume); only the rest is
     written."""
-    net = result.network
+    form = form or LayeredForm(result.network)
+    basis = result.basis if basis is None else basis
 
     def stage(name: str):
         if on_stage:
@@ -114,7 +100,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
     def bulk(name: str, columns: dict):
         resume.bulk(store, name, columns, committed, on_batch)
 
-    deah = result.deah
+    deah = result.deah if result is not None else None
     if deah is not None:
         stage("subdivision sets")
         s1, s3 = deah.step1, deah.step3
@@ -131,39 +117,40 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult, on_stage=Non
         bulk("insert_chains", _columns(links))
 
     stage("basis paths")
-    columnar = isinstance(result.discarded, DiscardedList)  # deah-complete: arrays, no record per path
+    discarded = result.discarded if result is not None else []
+    columnar = isinstance(discarded, DiscardedList)  # deah-complete: arrays, no record per path
     if columnar:
-        discarded_blocks = result.discarded.blocks()
-        discarded_subs = result.discarded.subs
+        discarded_blocks = discarded.blocks()
+        discarded_subs = discarded.subs
     else:
-        discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in result.discarded])
-        discarded_subs = np.array([-1 if d.substructure is None else d.substructure for d in result.discarded], dtype=np.int64)
-    kept_columns = _path_columns(run_id, net, result.basis, 0, True)
+        discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in discarded])
+        discarded_subs = np.array([-1 if d.substructure is None else d.substructure for d in discarded], dtype=np.int64)
+    kept_columns = form.path_columns(run_id, basis, 0, True)
     n = len(kept_columns["id"])
     bulk("insert_basis_paths", kept_columns)
-    discarded_columns = _path_columns(run_id, net, discarded_blocks, n, False)
+    discarded_columns = form.path_columns(run_id, discarded_blocks, n, False)
     n_discarded = len(discarded_columns["id"])
     bulk("insert_basis_paths", discarded_columns)
     bulk("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]})
     bulk("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]})
     if deah is not None:
-        kept_subs = np.repeat(
+        kept_subs = np.repeat(  # the layered run's kept paths: ids 0 .. its basis size - 1
             np.array([-1 if s is None else s for s in result.basis_substructures], dtype=np.int64),
             [len(b) for b in result.basis],
         )
-        path_ids = np.concatenate([np.arange(n, dtype=np.int64), n + np.arange(n_discarded, dtype=np.int64)])
+        path_ids = np.concatenate([np.arange(len(kept_subs), dtype=np.int64), n + np.arange(n_discarded, dtype=np.int64)])
         subs = np.concatenate([kept_subs, np.asarray(discarded_subs, dtype=np.int64)])
         has = subs >= 0
         bulk("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])})
 
         stage("discards")
         if columnar and not result.repairs:
-            _write_discard_table(run_id, net, result.discarded, n, bulk, stage)
+            _write_discard_table(run_id, form, discarded, n, bulk, stage)
             return
-        _write_discard_records(run_id, net, result, n, bulk, stage)
+        _write_discard_records(run_id, form, result, n, bulk, stage)
 
 
-def _write_discard_table(run_id: str, network: Network, discarded: DiscardedList, n: int, bulk, stage) -> None:
+def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, bulk, stage) -> None:
     """deah-complete's discard records and certificates as columns straight from its arrays
     (``DiscardTable.part_arrays``): the same nodes and relationships ``_write_discard_records``
     writes record by record, without a Python object per discard or per certificate term."""
@@ -181,13 +168,14 @@ def _write_discard_table(run_id: str, network: Network, discarded: DiscardedList
             for name in ("differs", "twin_differs", "agrees"):
                 cols[name].append(Ragged.empty(k))
             continue
-        cols["hop"].append(Ragged(np.tile(np.array(part.hop, dtype=np.int64), k), np.arange(0, 2 * k + 1, 2, dtype=np.int64)))
-        cols["crossing"].append(part.crossing)
-        cols["twin"].append(ArrowStrings.paths(part.block.layers, part.block.nodes[part.twins]))
+        cols["hop"].append(Ragged(np.tile(np.array(form.layers(part.hop), dtype=np.int64), k), np.arange(0, 2 * k + 1, 2, dtype=np.int64)))
+        cols["crossing"].append(form.weights(part.crossing))
+        cols["twin"].append(form.texts(part.block.layers, part.block.nodes[part.twins]))
         same = part.mine == part.theirs
-        cols["differs"].append(Ragged.from_mask(part.mine, ~same))
-        cols["twin_differs"].append(Ragged.from_mask(part.theirs, ~same))
-        cols["agrees"].append(Ragged.from_mask(part.mine, same))
+        mine, theirs = form.weights(part.mine), form.weights(part.theirs)
+        cols["differs"].append(Ragged.from_mask(mine, ~same))
+        cols["twin_differs"].append(Ragged.from_mask(theirs, ~same))
+        cols["agrees"].append(Ragged.from_mask(mine, same))
     none = Ragged.empty(count)
     records = {
         "uid": ArrowStrings.keys(f"{run_id}:d", np.arange(count)),
@@ -217,7 +205,7 @@ def _write_discard_table(run_id: str, network: Network, discarded: DiscardedList
         })
 
 
-def _write_discard_records(run_id: str, net: Network, result: SolveResult, n: int, bulk, stage) -> None:
+def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, n: int, bulk, stage) -> None:
     """The discard records, re-admissions and certificates of faithful deah (and of any run with
     repairs), one record at a time: SDVChain's calls, repairs."""
     deah = result.deah
@@ -233,7 +221,7 @@ def _write_discard_records(run_id: str, net: Network, result: SolveResult, n: in
                 i += 1
     records, reasons, certs = [], [], []
     for k, d in enumerate(result.discarded):
-        records.append(_discard_row(run_id, len(records), net, d.reason, deah.bases))
+        records.append(_discard_row(run_id, len(records), form, d.reason, deah.bases))
         reasons.append((f"{run_id}:{n + k}", records[-1]["uid"]))
         certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
     # Paths SDVChain discarded that the repair re-admitted keep both records.
@@ -241,11 +229,11 @@ def _write_discard_records(run_id: str, net: Network, result: SolveResult, n: in
         block = deah.bases[disc.substructure]
         key = (block.layers, tuple(block.nodes[disc.row].tolist()))
         if key in readmitted:
-            records.append(_discard_row(run_id, len(records), net, disc, deah.bases))
+            records.append(_discard_row(run_id, len(records), form, disc, deah.bases))
             reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
     for r in result.repairs:
         if r.action != "drop":
-            records.append(_discard_row(run_id, len(records), net, r, deah.bases))
+            records.append(_discard_row(run_id, len(records), form, r, deah.bases))
             reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
     bulk("insert_discards", _columns(records))
     bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})

@@ -1,4 +1,5 @@
-"""Writing a general run's kept paths (``GeneralResult.blocks``, any engine) as bulk columns.
+"""A general run's paths as bulk columns (``GeneralResult.blocks``, any engine), for the one
+artifact writer (``store/artifacts.py``, through ``store/path_forms.GeneralForm``).
 
 A ``BasisPath`` of a general run has ``layers`` (layer positions in the spec), ``nodes`` (global
 neuron ids: ``GeneralNetwork.neuron_offset[layer] + index``), ``taps`` (one per hop, -1 on an
@@ -13,11 +14,9 @@ import numpy as np
 
 from ..general.blocks import GeneralBlock
 from ..general.model import GeneralNetwork
-from . import resume
-from .base import ArrowStrings, Ragged, Store
-from .resume import Committed
+from .base import ArrowStrings, Ragged
 
-__all__ = ["general_path_columns", "general_path_texts", "write_general_paths"]
+__all__ = ["general_path_columns", "general_path_texts"]
 
 
 def general_path_texts(net: GeneralNetwork, block: GeneralBlock) -> ArrowStrings:
@@ -65,16 +64,3 @@ def general_path_columns(run_id: str, net: GeneralNetwork, blocks: list[GeneralB
         "kept": np.full(n, kept),
         "taps": Ragged.from_rows([_taps(net, b) for b in blocks]),
     }
-
-
-def write_general_paths(store: Store, run_id: str, net: GeneralNetwork, blocks: list[GeneralBlock], on_stage=None, on_batch=None,
-                        committed: Committed | None = None) -> None:
-    """Write the kept paths of a general run and link them to the run (``KEPT``), stage
-    "basis paths"; ``committed``: what a killed run of the same id already wrote (--resume)."""
-    if on_stage:
-        on_stage("basis paths")
-    store.run("set_run_stage", id=run_id, stage="basis paths")
-    columns = general_path_columns(run_id, net, blocks, 0, True)
-    n = len(columns["id"])
-    resume.bulk(store, "insert_basis_paths", columns, committed, on_batch)
-    resume.bulk(store, "link_kept", {"from": [run_id] * n, "to": columns["uid"]}, committed, on_batch)

@@ -20,32 +20,37 @@ def decode_edge(L: int, code: int) -> tuple[int, int]:
     return divmod(int(code), L + 1)
 
 
-def substructure_rows(run_id: str, step1: Step1Result) -> dict[str, list]:
-    """All of P^S as columns for ``insert_substructure_paths`` (table order of the schema).
+def substructure_rows(run_id: str, step1: Step1Result, form=None) -> dict[str, list]:
+    """All of P^S as columns for ``insert_substructure_paths`` (table order of the schema), its
+    layers spelled by ``form`` (``store/path_forms.py``; default: the layered network's own).
 
     alpha is stored sparsely: the positions of the ones of M_r flattened (= edge codes), since
     (L+1)^2 entries per path would dominate the store for deep networks.
     """
-    L = step1.network.L
+    from .path_forms import LayeredForm
+
+    form = form or LayeredForm(step1.network)
     position = {idx: k for k, idx in enumerate(step1.selected)}
     paths = list(step1.paths.values())
     return {
         "uid": [f"{run_id}:s{p.idx}" for p in paths],
         "run": [run_id] * len(paths),
         "idx": [p.idx for p in paths],
-        "layers": [list(p.layers) for p in paths],
-        "alpha": [[edge_code(L, a, b) for a, b in p.edges] for p in paths],
-        "beta": [p.beta(L) for p in paths],
+        "layers": [form.layers(p.layers) for p in paths],
+        "alpha": [[form.edge_code(a, b) for a, b in p.edges] for p in paths],
+        "beta": [form.beta(p.layers) for p in paths],
         "u_size": [p.u_size for p in paths],
         "selected": [p.idx in position for p in paths],
         "position": [position.get(p.idx, -1) for p in paths],
     }
 
 
-def persist_substructures(store: Store, run_id: str, step1: Step1Result, committed: Committed | None = None) -> None:
+def persist_substructures(store: Store, run_id: str, step1: Step1Result, committed: Committed | None = None, form=None,
+                          on_batch=None) -> None:
     """Store all of P^S and let Cypher derive SUBDIVIDES and SHARES_EDGE between them
-    (``committed``: what a killed run of the same id already wrote, under --resume)."""
-    resume.bulk(store, "insert_substructure_paths", substructure_rows(run_id, step1), committed)
+    (``committed``: what a killed run of the same id already wrote, under --resume; ``form``:
+    how its layers are spelled, a general run's core in layer positions)."""
+    resume.bulk(store, "insert_substructure_paths", substructure_rows(run_id, step1, form), committed, on_batch)
     resume.derive(store, "compute_subdivides", committed, run=run_id)
     resume.derive(store, "compute_shares_edge", committed, run=run_id)
 

@@ -166,10 +166,13 @@ def open_run_store(uri: str | None, write: bool, wait: float = 0, create: bool |
     return store
 
 
-def stored_plan(store: Store, run_id: str) -> list[BlockPlan]:
+def stored_plan(store: Store, run_id: str, form=None) -> list[BlockPlan]:
     """deah-complete's plan of a stored run (ear order, rules, new hops, paid debts), rebuilt by
-    ``plan_blocks`` from Step 1's stored selection; empty when the run selected nothing."""
+    ``plan_blocks`` from Step 1's stored selection; empty when the run selected nothing. A general
+    run's layers (positions) are read back as its core's (``form``: its ``GeneralForm``)."""
     rows = store.run("selected_substructures", run=run_id)
     if not rows:
         return []
-    return plan_blocks({r["idx"]: tuple(r["layers"]) for r in rows}, [r["idx"] for r in rows])
+    core = {int(p): k for k, p in enumerate(form.positions)} if form is not None else None
+    layers = {r["idx"]: tuple(r["layers"]) if core is None else tuple(core[int(l)] for l in r["layers"]) for r in rows}
+    return plan_blocks(layers, [r["idx"] for r in rows])

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from basispath_graph.network import Network
 from basispath_graph.store import open_store
 from basispath_graph.store import runs as runs_module
 from basispath_graph.store.ladybug_store import BATCH_ENV
@@ -333,3 +334,60 @@ def test_run_ids_never_read_as_numbers(monkeypatch):
         assert len(rid) == 8 and int(rid, 16) >= 0
         with pytest.raises(ValueError):
             json.loads(rid)
+
+
+# -- a general network solved by a DEAH engine --------------------------------------------------
+#: (engine, kill point): faithful deah (records one by one: resnet-style's core has repairs) at
+#: every persistence stage, deah-complete (columnar discard table) between its bulk batches.
+GENERAL_CASES = [("deah", p) for p in ("solved", "substructures", "subdivision sets:batch:1", "basis paths:batch:3",
+                                       "discards:batch:1", "certificates:batch:2", "complete")] + [
+    ("deah-complete", p) for p in ("substructures", "basis paths:batch:5", "discards:batch:1", "certificates:batch:1")]
+
+
+@pytest.fixture(scope="module")
+def general_crashed(tmp_path_factory):
+    """resnet-style as a general spec with a bias, taps and an identity shortcut
+    (tests/test_general_deah_store.py): per engine an uninterrupted run (the reference), then per
+    case a run killed at the point in a store of its own and its --resume (LadybugDB)."""
+    from ..test_general_deah_store import with_extra_layers
+
+    root = tmp_path_factory.mktemp("crash-general")
+    spec = root / "general.json"
+    spec.write_text(json.dumps(with_extra_layers(Network.build([3, 5, 5, 5, 5, 2], [[0, 2], [2, 4], [3, 5]], "resnet-style"))))
+    engines = sorted({e for e, _ in GENERAL_CASES})
+    refs = run_many([(["run", spec, "--engine", e, "--store", root / f"ref-{e}", "--json", "-q"], root, None) for e in engines])
+    out = {}
+    for e, res in zip(engines, refs):
+        assert res.returncode == 0, res.stderr
+        run_id = json.loads(res.stdout)["run_id"]
+        out[e] = normalised(dump_run(whole_graph(root / f"ref-{e}"), run_id), run_id)
+    stores = [root / f"case{k}" for k in range(len(GENERAL_CASES))]
+    killed = _run_all([(["run", spec, "--engine", e, "--store", s, "-q"], root, {KILL_ENV: p, BATCH_ENV: "40"})
+                       for (e, p), s in zip(GENERAL_CASES, stores)], MAX_PARALLEL)
+    listed_after = [listed(s, root) for s in stores]
+    resumes = _run_all([(["run", "--resume", next(iter(ids), "none"), "--store", s, "--json", "-q"], root, None)
+                        for ids, s in zip(listed_after, stores)], MAX_PARALLEL)
+    for case, proc, ids, res, store in zip(GENERAL_CASES, killed, listed_after, resumes, stores):
+        out[case] = {"killed": proc, "listed": ids, "resume": res, "graph": whole_graph(store)}
+    return out
+
+
+@pytest.mark.parametrize("engine,point", GENERAL_CASES)
+def test_a_general_deah_run_killed_is_resumable(general_crashed, engine, point):
+    """Killed at POINT, the general DEAH run is incomplete; --resume completes it under the same
+    id, keeping what it committed, and its graph (core artifacts included) is an uninterrupted run's."""
+    got = general_crashed[(engine, point)]
+    assert got["killed"].returncode == -9, f"not killed at {point!r}: exit {got['killed'].returncode}\n{got['killed'].stderr}"
+    ((run_id, status),) = got["listed"].items()
+    assert status == "incomplete"
+    res = got["resume"]
+    assert res.returncode == 0, res.stderr
+    resumed = json.loads(res.stdout)
+    assert (resumed["run_id"], resumed["certified"], resumed["kind"]) == (run_id, True, "general")
+    if ":batch:" in point or point in ("discards", "certificates", "complete"):
+        assert resumed["resumed_rows"] > 0  # kept, not rewritten
+    dump = dump_run(got["graph"], run_id)
+    kept, discarded, terms = counts(dump, run_id)
+    assert discarded > 0 and terms > discarded and kept == resumed["basis_size"]
+    assert normalised(dump, run_id) == general_crashed[engine]
+    record("kill points (general DEAH runs)", 1)
