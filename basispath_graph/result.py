@@ -321,16 +321,19 @@ _WEIGHT_KEYS = ("crossing", "differs", "twin_differs", "agrees", "ep", "ucp_star
 
 
 def core_reason_named(reason: dict, core_layers: list[str]) -> dict:
-    """A core discard's rule with the core's layer positions spelled as the general network's
-    layer names: substructure layers, hops and shared layer pairs, paths ([name, index] pairs)
-    and weights ([name, index, name, index])."""
+    """A core discard's rule spelled for the general network, as a stored general run's ``why``
+    spells it: layer positions as layer names (substructure, hop, shared layer pairs), the twin
+    as a general path with its text, weights as ``[layer_a, i, layer_b, j, tap]`` (tap 0: the
+    core holds tap 0 of every weight)."""
     name = lambda l: core_layers[int(l)]  # noqa: E731
     out = dict(reason)
     for key in ("substructure", "hop"):
         if isinstance(out.get(key), list):
             out[key] = [name(l) for l in out[key]]
     if isinstance(out.get("twin"), list):
-        out["twin"] = [[name(l), i] for l, i in out["twin"]]
+        nodes = [[name(l), int(i)] for l, i in out["twin"]]
+        out["twin"] = {"nodes": nodes, "taps": [0] * (len(nodes) - 1)}
+        out["twin_text"] = " -[0]-> ".join(f"{n}:{i}" for n, i in nodes)
     if isinstance(out.get("pair"), dict):
         out["pair"] = {k: [name(l) for l in v] for k, v in out["pair"].items()}
     if isinstance(out.get("shared_layers"), list):
@@ -338,8 +341,8 @@ def core_reason_named(reason: dict, core_layers: list[str]) -> dict:
     for key in _WEIGHT_KEYS:
         value = out.get(key)
         if isinstance(value, list) and value and isinstance(value[0], list):
-            out[key] = [[name(a), i, name(b), j] for a, i, b, j in value]
+            out[key] = [[name(a), i, name(b), j, 0] for a, i, b, j in value]
         elif isinstance(value, list) and len(value) == 4 and not isinstance(value[0], list):
             a, i, b, j = value
-            out[key] = [name(a), i, name(b), j]
+            out[key] = [name(a), i, name(b), j, 0]
     return out

@@ -46,7 +46,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import BadInput
+from .torch_fx import TorchImportError, TorchMissing, UnsupportedOperation, import_torch, one_line, op_name, trace
 from .network import Network
 from .spec import DEFAULT_MAX_WEIGHTS, parse_spec, resolve_max_weights
 
@@ -65,30 +65,6 @@ __all__ = [
 ]
 
 
-class TorchImportError(BadInput):
-    """A model that cannot be read or converted; str() is one line."""
-
-    def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
-
-
-class TorchMissing(TorchImportError):
-    """PyTorch cannot be imported."""
-
-
-_SUM_OPS = {"operator.add", "operator.iadd", "torch.add", "Tensor.add", "Tensor.add_"}
-
-
-class UnsupportedOperation(TorchImportError):
-    """The traced graph uses an operation that has no place in a layered ReLU network."""
-
-    def __init__(self, op: str, source: str, detail: str = ""):
-        self.op = op
-        if not detail and op in _SUM_OPS:
-            detail = " (a residual sum is not a layered network: use torch.cat for skip connections)"
-        super().__init__(f"unsupported operation {op} in {source}{detail}")
-
-
 @dataclass
 class TorchModel:
     """The converted model: a spec dict plus which module made each layer."""
@@ -96,21 +72,6 @@ class TorchModel:
     spec: dict
     layer_modules: list[str] = field(default_factory=list)  # "input" for layer 0, then module names (layered only)
     general: bool = False  # a general (channel-level) spec: layers + connections
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def import_torch():
-    """``torch`` or TorchMissing (whatever goes wrong importing it)."""
-    try:
-        import torch  # noqa: F401
-        import torch.fx  # noqa: F401
-    except Exception as exc:  # noqa: BLE001 - a broken install is as good as none
-        raise TorchMissing(f"PyTorch is not available ({_one_line(exc)}): pip install torch (a CPU build is enough)") from None
-    return torch
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,7 +95,7 @@ def load_factory(target: str):
         except AttributeError:
             raise TorchImportError(f"{module_part} has no attribute {attr!r}") from None
         except Exception as exc:  # noqa: BLE001 - a property of the user's code
-            raise TorchImportError(f"cannot get {attr!r} from {module_part}: {_one_line(exc)}") from None
+            raise TorchImportError(f"cannot get {attr!r} from {module_part}: {one_line(exc)}") from None
     if not callable(obj):
         raise TorchImportError(f"{target} is not callable (a factory returning an nn.Module is needed)")
     return obj
@@ -149,7 +110,7 @@ def _import_module(name: str):
     try:
         return importlib.import_module(name)
     except (Exception, SystemExit) as exc:
-        raise TorchImportError(f"cannot import module {name}: {_one_line(exc)}") from None
+        raise TorchImportError(f"cannot import module {name}: {one_line(exc)}") from None
 
 
 def _import_file(path_text: str):
@@ -170,52 +131,12 @@ def _import_file(path_text: str):
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         sys.modules.pop(mod_name, None)
-        raise TorchImportError(f"cannot import {path_text}: {_one_line(exc)}") from None
+        raise TorchImportError(f"cannot import {path_text}: {one_line(exc)}") from None
     return module
 
 
 # ---------------------------------------------------------------------------------------
 # Converting a traced graph
-
-
-def op_name(node) -> str:
-    """A readable name of the operation of an fx node, e.g. ``torch.nn.Conv1d (module 'conv')``,
-    ``operator.add``, ``Tensor.view``."""
-    if node.op == "call_module":
-        mod = node.graph.owning_module.get_submodule(node.target)
-        cls = type(mod)
-        where = cls.__module__
-        if where.startswith("torch.nn.modules"):
-            where = "torch.nn"
-        return f"{where}.{cls.__qualname__} (module {node.target!r})"
-    if node.op == "call_method":
-        return f"Tensor.{node.target}"
-    if node.op == "get_attr":
-        return f"attribute access {node.target!r}"
-    if node.op == "call_function":
-        target = node.target
-        mod = getattr(target, "__module__", None)
-        name = getattr(target, "__name__", None) or repr(target)
-        if mod in ("_operator", "operator"):
-            return f"operator.{name}"
-        if mod is None or mod == "torch._C._VariableFunctions":
-            mod = "torch"
-        elif mod == "torch._C._nn":  # C implementations behind torch.nn.functional
-            mod = "torch.nn.functional"
-        return f"{mod}.{name}"
-    return f"{node.op} {node.target!r}"
-
-
-def trace(module, source: str):
-    """``torch.fx.symbolic_trace(module)`` (TorchImportError, one line, if it cannot)."""
-    torch = import_torch()
-    if not isinstance(module, torch.nn.Module):
-        raise TorchImportError(f"{source} is a {type(module).__name__}, not a torch.nn.Module")
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            return torch.fx.symbolic_trace(module)
-    except Exception as exc:  # noqa: BLE001 - tracing runs the user's forward()
-        raise TorchImportError(f"cannot trace {source} with torch.fx: {_one_line(exc)}") from None
 
 
 def model_spec(module, source: str = "<model>", name: str = "") -> TorchModel:
@@ -418,7 +339,7 @@ def read_torch_model(target: str, name: str | None = None, general: bool = False
         with contextlib.redirect_stdout(sys.stderr):
             module = factory()
     except (Exception, SystemExit) as exc:
-        raise TorchImportError(f"{target}() raised {_one_line(exc)}") from None
+        raise TorchImportError(f"{target}() raised {one_line(exc)}") from None
     torch = import_torch()
     if not isinstance(module, torch.nn.Module):
         raise TorchImportError(f"{target}() returned {type(module).__name__}, not a torch.nn.Module")

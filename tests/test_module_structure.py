@@ -1,14 +1,14 @@
-"""The package's module structure (issue 15): no import cycle among basispath_graph's modules, and
+"""The package's module structure (issues 15 and 25): no import cycle among basispath_graph's modules, and
 no module importing another module's private (``_name``) names.
 
 The import graph is read from the source (``ast``), not by importing: an edge A -> B for every
 ``import B`` / ``from B import x`` in A that runs when A is imported, i.e. at module level,
 including inside module-level ``if`` / ``try`` blocks and class bodies, and including
-``if TYPE_CHECKING:`` blocks (a dependency for the type checker is a dependency for the reader).
-``from P import name`` also adds P.name when that is a module. Imports inside functions (lazy
-imports, e.g. ``SolveResult.export`` importing ``export``) are not edges: they run after every
-module is loaded and cannot form an import-time cycle. A package's ``__init__`` is the module
-named by the package.
+``if TYPE_CHECKING:`` blocks (a dependency for the type checker is a dependency for the reader),
+and imports inside functions (lazy imports) as well (issue 25: no cycle, function-level imports
+included; a lazy import stays for what is heavy or optional, e.g. the Neo4j driver, matplotlib,
+torch, never to hide a cycle). ``from P import name`` also adds P.name when that is a module. A
+package's ``__init__`` is the module named by the package.
 
 The private-name rule applies to every import, lazy ones included: ``from M import _x`` with M
 in the package. (``from M import x as _x``, a public name under a private alias, is fine.)
@@ -78,8 +78,8 @@ def _graph():
             for name in names:
                 if name.startswith("_") and not name.startswith("__"):
                     private.add((module, target, name))
-            if not top:
-                continue
+            # Imports inside functions count too (issue 25): a lazy import that closes a cycle
+            # hides a dependency loop from the reader even when it cannot fail at import time.
             if target in modules and target != module:
                 edges[module].add(target)
             for name in names:

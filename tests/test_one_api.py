@@ -52,24 +52,25 @@ def as_general_path(path) -> dict:
 
 
 def named(reason: dict) -> dict:
-    """A layered why reason with its layer numbers spelled as the general form's layer names
-    ("0".."L"): layer lists, paths as [layer, index] pairs, weights as [layer, index, layer, index]."""
+    """A layered why reason spelled as the general form's (layers "0".."L"): layer lists as names,
+    the twin as a general path with its text, weights as [layer, index, layer, index, tap 0]."""
     out = dict(reason)
     for key in ("substructure", "hop"):
         if key in out:
             out[key] = [str(l) for l in out[key]]
     if "twin" in out:
-        out["twin"] = [[str(l), i] for l, i in out["twin"]]
+        out["twin"] = {"nodes": [[str(l), i] for l, i in out["twin"]], "taps": [0] * (len(out["twin"]) - 1)}
+        out["twin_text"] = " -[0]-> ".join(f"{l}:{i}" for l, i in out["twin"]["nodes"])
     if "pair" in out:
         out["pair"] = {k: [str(l) for l in v] for k, v in out["pair"].items()}
     if "shared_layers" in out:
         out["shared_layers"] = [[str(a), str(b)] for a, b in out["shared_layers"]]
     if "crossing" in out:
         a, i, b, j = out["crossing"]
-        out["crossing"] = [str(a), i, str(b), j]
+        out["crossing"] = [str(a), i, str(b), j, 0]
     for key in ("differs", "twin_differs", "agrees", "ep", "ucp_star", "iep", "shared"):
         if key in out:
-            out[key] = [[str(a), i, str(b), j] for a, i, b, j in out[key]]
+            out[key] = [[str(a), i, str(b), j, 0] for a, i, b, j in out[key]]
     return out
 
 
@@ -203,3 +204,22 @@ def test_summary_and_export_equal_the_cli(tmp_path):
             doc.pop("timings", None)
         assert printed == summary
         assert json.loads(export.read_text()) == json.loads(json.dumps(result.export()))
+
+
+def test_why_of_a_result_and_of_its_stored_run_answer_alike(tmp_path):
+    """The one answer shape: a general DEAH result's why and the stored run's why agree on the
+    status, the rule (apart from the store's record fields) and the certificate, path for path."""
+    net = load_general("examples/resnet-style.json")
+    result = solve(net, engine="deah-complete")
+    from basispath_graph import open_store
+
+    with open_store(str(tmp_path / "store"), create=True) as store:
+        run = store.run(net, engine="deah-complete")
+        for path in result.discarded_paths[:5] + result.basis_paths[:2]:
+            mine, stored = result.why(path), store.why(run.id, json.dumps(path))
+            assert set(mine) == set(stored)
+            assert (mine["status"], mine["path"], mine["text"], mine["verified"]) == (
+                stored["status"], stored["path"], stored["text"], stored["verified"])
+            if mine["status"] == "discarded":
+                assert {k: v for k, v in stored["reason"].items() if k != "action"} == mine["reason"]
+                assert [(t["coef"], t["path"]) for t in mine["certificate"]] == [(t["coef"], t["path"]) for t in stored["certificate"]]

@@ -226,7 +226,7 @@ def test_channel_level_models_count_the_models_tensors_and_certify(ti, models, f
     from basispath_graph.general.solve import solve_general
 
     net = ti.network_from_torch(f"{MODELS}:{factory}")
-    assert isinstance(net, GeneralNetwork)
+    assert isinstance(net, GeneralNetwork) and not net.is_layered
     assert net.m == tensor_count(getattr(models, factory)(), folds)
     assert net.H == hidden
     result = solve_general(net)

@@ -24,7 +24,8 @@ from ..store import StoreError
 from ..store.base import WriteRefused
 from ..store.library import shared_query_file
 from ..store.general_networks import ingest_any
-from ..store.runs import delete_run, list_runs, load_run_for_resume, open_run_store, run_status
+from ..store.general_networks import load_run_for_resume
+from ..store.runs import delete_run, list_runs, open_run_store, run_status
 from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, print_rows, read_any_network, table_console, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress

@@ -32,7 +32,7 @@ import math
 import operator
 import sys
 
-from ..torch_import import TorchImportError, UnsupportedOperation, import_torch, op_name, trace
+from ..torch_fx import TorchImportError, UnsupportedOperation, import_torch, op_name, trace
 from .channel_graph import ChannelGraph
 
 __all__ = ["general_spec_from_module"]

@@ -13,9 +13,9 @@ import json
 from ..general.model import GConnection, GeneralNetwork, GLayer
 from ..network import Network
 from .base import Store, StoreError
-from .runs import ingest_network, network_from_row
+from .runs import ingest_network, live_writer_pid, network_from_row
 
-__all__ = ["general_network_key", "ingest_general_network", "load_general_network", "stored_network", "ingest_any"]
+__all__ = ["general_network_key", "ingest_general_network", "load_general_network", "stored_network", "ingest_any", "load_run_for_resume"]
 
 
 def general_network_key(network: GeneralNetwork) -> str:
@@ -69,3 +69,19 @@ def stored_network(store: Store, row: dict) -> Network | GeneralNetwork:
     if row.get("kind") == "general":
         return load_general_network(store, row["key"], row.get("name") or "")
     return network_from_row(row)
+
+
+def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
+    """The network (layered or general), engine and seed of a run that may be resumed; refuses complete runs and, on
+    Neo4j, runs whose process is still connected (``Neo4jStore.live_pids``)."""
+    rows = store.run("get_run", id=run_id)
+    if not rows:
+        raise StoreError(f"no run {run_id!r} in this store")
+    r = rows[0]
+    if r["status"] == "complete":
+        raise StoreError(f"run {run_id} is already complete; nothing to resume")
+    pid = live_writer_pid(store, run_id, r["status"])
+    if pid is not None:
+        # redoing a run that its process is still writing would delete its artifacts under it
+        raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
+    return stored_network(store, r), r["engine"], int(r["seed"])

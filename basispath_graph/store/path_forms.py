@@ -106,7 +106,7 @@ class GeneralForm(LayeredForm):
         # Per core pair in weight-id order: its first layered id, first general id, taps, target width.
         pairs = sorted(self.core.pairs, key=lambda p: self.core.offsets[p])
         self._starts = np.array([self.core.offsets[p] for p in pairs], dtype=np.int64)
-        self._general = np.array([network.offsets[self.hops[p]] for p in pairs], dtype=np.int64)
+        self._general = np.array([network.connection_offsets[self.hops[p]] for p in pairs], dtype=np.int64)
         self._taps = np.array([network.connections[self.hops[p]].taps for p in pairs], dtype=np.int64)
 
     def weights(self, ids) -> np.ndarray:
@@ -144,7 +144,7 @@ def stored_form(store: Store, run_id: str, network) -> LayeredForm | None:
     """The form a stored run was written in: ``LayeredForm`` for a layered network, a
     ``GeneralForm`` over the core its substructure paths run through for a general DEAH run,
     None for a general run with no substructure paths (skeleton)."""
-    if not isinstance(network, GeneralNetwork):
+    if network.is_layered:
         return LayeredForm(network)
     positions = [int(r["layer"]) for r in store.run("core_layers", run=run_id)]
     return GeneralForm(network, positions) if positions else None

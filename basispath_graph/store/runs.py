@@ -17,7 +17,7 @@ from . import open_store
 from .base import Store, StoreError, StoreLocked
 
 __all__ = [
-    "network_key", "ingest_network", "mark_stale_runs", "new_run_id", "now", "network_from_row", "list_runs", "run_status", "delete_run", "open_run_store", "load_run_for_resume", "live_writer_pid",
+    "network_key", "ingest_network", "mark_stale_runs", "new_run_id", "now", "network_from_row", "list_runs", "run_status", "delete_run", "open_run_store", "live_writer_pid",
 ]
 
 
@@ -81,24 +81,6 @@ def live_writer_pid(store: Store, run_id: str, status: str) -> int | None:
     live = store.live_pids()
     pid = next((x["pid"] for x in store.run("list_runs") if x["id"] == run_id), None)
     return pid if live is not None and pid in live else None
-
-
-def load_run_for_resume(store: Store, run_id: str) -> tuple[Network, str, int]:
-    """The network (layered or general), engine and seed of a run that may be resumed; refuses complete runs and, on
-    Neo4j, runs whose process is still connected (``Neo4jStore.live_pids``)."""
-    rows = store.run("get_run", id=run_id)
-    if not rows:
-        raise StoreError(f"no run {run_id!r} in this store")
-    r = rows[0]
-    if r["status"] == "complete":
-        raise StoreError(f"run {run_id} is already complete; nothing to resume")
-    pid = live_writer_pid(store, run_id, r["status"])
-    if pid is not None:
-        # redoing a run that its process is still writing would delete its artifacts under it
-        raise StoreError(f"run {run_id} is still being written by PID {pid} (connected to the server); resume it once that process has ended")
-    from .general_networks import stored_network  # (it imports this module)
-
-    return stored_network(store, r), r["engine"], int(r["seed"])
 
 
 def network_from_row(row: dict) -> Network:
