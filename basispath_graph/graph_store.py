@@ -128,13 +128,13 @@ class GraphStore:
         if row is None:
             raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
         (run,) = self._store.run("get_run", id=run_id)
-        if run["kind"] == "general":
-            net = stored_network(self._store, run)
-            kept = [stored_general_path(net, p) for p in self._store.run("general_kept_paths", run=run_id)]
-            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], kept, [])
+        general = run["kind"] == "general"
+        net = stored_network(self._store, run)
         kept, discarded = [], []
-        for p in self._store.run("run_paths", run=run_id):
-            (kept if p["kept"] else discarded).append(_plain(p["text"]))
+        for p in self._store.run("run_paths", run=run_id):  # a general DEAH run's discards are its core's
+            (kept if p["kept"] else discarded).append(stored_general_path(net, p) if general else _plain(p["text"]))
+        if general:
+            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded)
         return StoredRun(
             run_id, network_from_row(run), run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded,
         )

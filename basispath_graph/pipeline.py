@@ -11,9 +11,11 @@ layered and general runs, spelled by ``store/path_forms.py``), Step 1 and its re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import threading
 import time
 from dataclasses import dataclass
 
@@ -68,10 +70,44 @@ KILL_POINTS = (
 )
 
 
+_interrupt = {"pending": False}
+
+
+@contextlib.contextmanager
+def interrupt_at_safe_points():
+    """Ctrl-C during a run stops it at the next stage or batch boundary (a kill point), as a
+    KeyboardInterrupt raised in our own code: raised from inside a store's C extension (a
+    LadybugDB query checks the SIGINT handler) it can be swallowed there, and the run would go on
+    as if nothing was pressed. A second Ctrl-C interrupts at once. On leaving, a press that came
+    after the last boundary is raised then (the run is complete by that time)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(signum, frame):
+        if _interrupt["pending"]:
+            raise KeyboardInterrupt
+        _interrupt["pending"] = True
+
+    _interrupt["pending"] = False
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if _interrupt["pending"]:
+        _interrupt["pending"] = False
+        raise KeyboardInterrupt
+
+
 def _kill_point(stage: str) -> None:
-    """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there."""
+    """Crash-safety tests: BASISPATH_KILL_AT=<stage> makes the process SIGKILL itself there.
+    Also where a pending Ctrl-C stops the run (``interrupt_at_safe_points``)."""
     if os.environ.get(KILL_ENV) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
+    if _interrupt["pending"]:
+        _interrupt["pending"] = False
+        raise KeyboardInterrupt
 
 
 def _run_stored(progress, run_id: str, resumed: bool) -> None:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from basispath_graph import (
     BadInput, InvalidNetwork, Network, Result, certify, default_engine, express, load_general, load_spec, solve,
 )
+from basispath_graph.general.blocks import general_path_json
 from basispath_graph.general.model import from_layered
 
 from .cli_runner import cli
@@ -223,3 +224,6 @@ def test_why_of_a_result_and_of_its_stored_run_answer_alike(tmp_path):
             if mine["status"] == "discarded":
                 assert {k: v for k, v in stored["reason"].items() if k != "action"} == mine["reason"]
                 assert [(t["coef"], t["path"]) for t in mine["certificate"]] == [(t["coef"], t["path"]) for t in stored["certificate"]]
+        loaded = store.load(run.id)  # the stored run read back: its kept and discarded paths
+        assert [general_path_json(net, p) for p in loaded.basis_paths] == result.basis_paths
+        assert [general_path_json(net, p) for p in loaded.discarded_paths] == result.discarded_paths

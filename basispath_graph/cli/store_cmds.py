@@ -19,7 +19,7 @@ from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_any_spec
 from ..errors import BadInput
-from ..pipeline import execute_general_run, execute_run
+from ..pipeline import execute_general_run, execute_run, interrupt_at_safe_points
 from ..store import StoreError
 from ..store.base import WriteRefused
 from ..store.library import shared_query_file
@@ -138,7 +138,7 @@ def run_command(
                 general = not network.is_layered
                 # a general spec (layers, connections) is solved by skeleton unless --engine says otherwise
                 engine = engine or ("skeleton" if general else DEFAULT_ENGINE)
-                with progress:
+                with progress, interrupt_at_safe_points():
                     if general:
                         outcome = _execute_general(s, what, network, engine, seed, resume, progress, limit, seconds)
                     else:
