@@ -21,6 +21,7 @@ from .discarded import DiscardedPath, DiscardedList
 from .errors import BadInput
 from .export import discard_document, export_document, summary
 from .general.blocks import block_general_paths, general_path_json
+from .general.described import path_count
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
 from .general.paths import format_general_path, read_any_general_path
 from .network import Network
@@ -128,7 +129,7 @@ class Result:
     @property
     def basis_size(self) -> int:
         """Number of paths in the returned basis (m - H when certified)."""
-        return sum(len(b) for b in self.basis)
+        return path_count(self.basis)
 
     @property
     def blocks(self) -> list:

@@ -96,6 +96,39 @@ def path_problem(net: GeneralNetwork, path: GeneralPath) -> str | None:
     return None
 
 
+def block_problem(net: GeneralNetwork, block: GeneralBlock, ends: bool = True) -> str | None:
+    """What makes a block's rows not paths of ``net`` (``path_problem`` for a whole block at
+    once), or None; ``ends=False``: a walk, which need not start at an input or end at an output."""
+    layers, hops, n = block.layers, block.hops, len(block)
+    if len(layers) != len(hops) + 1 or block.nodes.shape != (n, len(layers)) or block.taps.shape != (n, len(hops)):
+        return f"{len(layers)} layers, {len(hops)} hops, nodes {block.nodes.shape}, taps {block.taps.shape}"
+    if ends and layers[0] not in net.inputs:
+        return f"starts at layer {net.layers[layers[0]].name}, not an input layer"
+    if ends and layers[-1] not in net.outputs:
+        return f"ends at layer {net.layers[layers[-1]].name}, not an output layer"
+    if n == 0:
+        return None
+    for col, l in enumerate(layers):
+        lo, hi = block.nodes[:, col].min(), block.nodes[:, col].max()
+        if lo < 0 or hi >= net.layers[l].size:
+            return f"neuron {lo if lo < 0 else hi} out of range in layer {net.layers[l].name} (size {net.layers[l].size})"
+    for h, k in enumerate(hops):
+        if not 0 <= k < len(net.connections):
+            return f"hop {h}: no connection {k}"
+        c = net.connections[k]
+        a, b = net.layers[c.source].name, net.layers[c.target].name
+        if (c.source, c.target) != (layers[h], layers[h + 1]):
+            return f"hop {h}: connection {a} -> {b} does not join {net.layers[layers[h]].name} -> {net.layers[layers[h + 1]].name}"
+        if c.kind != "dense" and not np.array_equal(block.nodes[:, h], block.nodes[:, h + 1]):
+            return f"a {c.kind} hop {a} -> {b} keeps the neuron index"
+        t = block.taps[:, h]
+        if c.trainable and (t.min() < 0 or t.max() >= c.taps):
+            return f"tap out of range on {a} -> {b} (taps {c.taps})"
+        if not c.trainable and t.any():
+            return f"an identity hop {a} -> {b} has a tap"
+    return None
+
+
 def path_block(net: GeneralNetwork, path: GeneralPath) -> GeneralBlock:
     """A valid path as a one-path block."""
     nodes, taps = path
@@ -124,10 +157,12 @@ def certify_general(net: GeneralNetwork, paths: list[GeneralPath]) -> Verdict:
     return certify_blocks(net, [path_block(net, p) for p in paths], duplicate)
 
 
-def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: str | None = None) -> Verdict:
+def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: str | None = None,
+                   expected_size: int | None = None) -> Verdict:
     """The size and independence part of the certification, on valid blocks (a duplicate found
-    by the caller is reported before the size)."""
-    expected, size = net.basis_size, sum(len(b) for b in blocks)
+    by the caller is reported before the size). ``expected_size``: of a part of a basis (default
+    m - H: a whole one)."""
+    expected, size = net.basis_size if expected_size is None else expected_size, sum(len(b) for b in blocks)
     ptr, wids = flatten_general(net, blocks)
     pr = peel(ptr, wids, net.m)
     core = rows_of(ptr, wids, pr.core)

@@ -31,11 +31,12 @@ import numpy as np
 
 from ..choices import ChoiceRule
 from ..errors import BadInput
-from .blocks import GeneralBlock, block_weight_ids, connection_weights
+from .blocks import GeneralBlock, block_weight_ids
+from .described import DescribedBasis, Family, family_block
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "designated_walks", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -120,26 +121,33 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
     return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes, rule)
 
 
-def weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
-    """Paths in(u) + e + out(v) of the weights of connection k that are nobody's designated hop."""
+def designated_weights(net: GeneralNetwork, w: Walks, k: int) -> np.ndarray:
+    """Local ids (offsets in connection k) of k's designated weights: the pred hops of k's target
+    layer and the succ hops of its source layer that go over k, all at tap 0."""
     c = net.connections[k]
     a, b = c.source, c.target
-    i, j, t = connection_weights(net, k)
-    designated = np.zeros(len(i), dtype=bool)
+    sb = net.layers[b].size if c.kind == "dense" else 1
+    ids = []
     if w.pred.get(b) == k:  # pred of (b, j) is (a, follow(j)) with tap 0
-        designated |= (t == 0) & (i == _follow(net, k, j, True, w.rule))
+        j = np.arange(net.layers[b].size, dtype=np.int64)
+        i = _follow(net, k, j, True, w.rule)
+        ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
     if w.succ.get(a) == k:  # succ of (a, i) is (b, follow(i)) with tap 0
-        designated |= (t == 0) & (j == _follow(net, k, i, False, w.rule))
-    keep = ~designated
-    if not keep.any():
-        return None
-    i, j, t = i[keep], j[keep], t[keep]
-    # int32: the largest blocks (a 512 x 512 x 9 conv) hold millions of rows
-    nodes = np.concatenate([w.in_nodes[a][i], w.out_nodes[b][j]], axis=1).astype(np.int32)
-    hops = w.in_hops[a] + (k,) + w.out_hops[b]
-    taps = np.zeros((len(i), len(hops)), dtype=np.int32)
-    taps[:, len(w.in_hops[a])] = t
-    return GeneralBlock(w.in_layers[a] + w.out_layers[b], hops, nodes, taps)
+        i = np.arange(net.layers[a].size, dtype=np.int64)
+        j = _follow(net, k, i, False, w.rule)
+        ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
+    return np.unique(np.concatenate(ids)) if ids else np.zeros(0, dtype=np.int64)
+
+
+def weight_family(net: GeneralNetwork, w: Walks, k: int) -> Family:
+    """The paths in(u) + e + out(v) of connection k's weights that are nobody's designated hop."""
+    return Family(net, k, designated_weights(net, w, k))
+
+
+def weight_paths(net: GeneralNetwork, w: Walks, k: int) -> GeneralBlock | None:
+    """The paths of ``weight_family`` as one block (None when every weight of k is designated)."""
+    family = weight_family(net, w, k)
+    return family_block(net, w, family) if family.size else None
 
 
 def through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
@@ -169,36 +177,32 @@ def through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     return blocks
 
 
-def skeleton_of(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
-    """The T paths first, then the paths of the non-designated weights by connection."""
-    blocks = through_paths(net, w)
-    for k, c in enumerate(net.connections):
-        if c.trainable:
-            block = weight_paths(net, w, k)
-            if block is not None:
-                blocks.append(block)
-    return blocks
+def skeleton_of(net: GeneralNetwork, w: Walks, extra: list[GeneralBlock] = ()) -> DescribedBasis:
+    """The T paths first, then the paths of the non-designated weights by connection, then the
+    ``extra`` explicit blocks (the identity forest's), described (``general/described.py``)."""
+    families = [weight_family(net, w, k) for k, c in enumerate(net.connections) if c.trainable]
+    return DescribedBasis(net, w, through_paths(net, w), [f for f in families if f.size], tail=list(extra))
 
 
-def skeleton_blocks(net: GeneralNetwork) -> list[GeneralBlock]:
+def skeleton_blocks(net: GeneralNetwork) -> DescribedBasis:
     """m - H paths (see the module doc). Where identity edges branch or merge so that the walks
     with identity designations miss the count, the skeleton of N (walks over trainable
     connections only) plus the identity forest (``identity_forest``); UnsupportedIdentity when
     N does not keep the inputs and outputs either."""
-    blocks = skeleton_of(net, designated_walks(net))
-    size = sum(len(b) for b in blocks)
+    basis = skeleton_of(net, designated_walks(net))
+    size = basis.path_count
     if size == net.basis_size:
-        return blocks
+        return basis
     problem = identity_free_problem(net)
     if problem is None:
         w = designated_walks(net, identities=False)
-        blocks = skeleton_of(net, w) + forest_blocks(
+        basis = skeleton_of(net, w, forest_blocks(
             net,
             lambda layer, rows: (w.in_layers[layer], w.in_hops[layer], w.in_nodes[layer][rows]),
             lambda layer, rows: (w.out_layers[layer], w.out_hops[layer], w.out_nodes[layer][rows]),
-        )
-        if sum(len(b) for b in blocks) == net.basis_size:
-            return blocks
+        ))
+        if basis.path_count == net.basis_size:
+            return basis
     raise UnsupportedIdentity(
         f"{net.name or 'network'}: the skeleton's designated walks give {size} paths, not m - H = {net.basis_size}: "
         f"identity edges branch or merge within a rescaling class, and {problem or 'the identity forest does not make up the count'}"

@@ -11,7 +11,7 @@ from ..result import Result
 from ..solver import ENGINES
 from .deah_solve import solve_general_deah
 from .model import GeneralNetwork
-from .paths import certify_blocks
+from .described import certify_described
 from .skeleton import skeleton_blocks
 
 __all__ = ["GeneralResult", "solve_general"]
@@ -77,8 +77,8 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         check_memory("skeleton", MEMORY["skeleton"], net.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}")
     check_time("skeleton", SECONDS["skeleton"], net.m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}")
     t0 = time.perf_counter()
-    blocks = skeleton_blocks(net)
+    basis = skeleton_blocks(net)  # described: its families are made only when asked for
     t1 = time.perf_counter()
-    verdict = certify_blocks(net, blocks)
+    verdict = certify_described(basis)
     t2 = time.perf_counter()
-    return Result.of_general(net, "skeleton", seed, blocks, verdict, {"materialise": t1 - t0, "certify": t2 - t1})
+    return Result.of_general(net, "skeleton", seed, basis, verdict, {"materialise": t1 - t0, "certify": t2 - t1})

@@ -1,0 +1,212 @@
+"""A basis held as its description, in O(neurons + connections) numbers, not m x depth.
+
+A skeleton-style basis (``general/skeleton.py``, math notes sections 3 and 7) is
+
+- a few **explicit** paths: T(z) = in(z) + out(z), one per distinct designated through-walk, and
+  the identity forest's paths, O(neurons) paths of the network's depth;
+- one **weight family** per trainable connection k: the paths in(u) + e + out(v) for every weight
+  e = (u, v, tap) of k that lies on no designated walk (k minus its *designated* weights).
+
+``DescribedBasis`` keeps the designated walks, the explicit blocks and the families, and is a
+sequence of ``GeneralBlock`` whose family blocks are materialised on demand, at most
+``CHUNK_ROWS`` paths at a time: code that walks a basis block by block (export, store, peeling
+of small networks) works unchanged, in bounded memory.
+
+Certification from the description (``certify_described``), exact, without listing a family:
+
+1. every designated walk is valid (it starts at an input, ends at an output, follows connections
+   with neuron indices in range) and so is every explicit path;
+2. every weight on a walk or on an explicit path is one a family leaves out (its designated
+   weights): so the weight e of a family path lies on that path only;
+3. a path holding a weight no other path holds is independent of the others: peel every family
+   path; what is left is the explicit set, certified exactly (peeling, then elimination);
+4. the count: the families' paths plus the explicit ones are m - H.
+
+The explicit exact certifier (``paths.certify_blocks`` over the materialised paths) stays the
+judge: tests/test_described.py compares the two on random general networks small enough to list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from ..verify import Verdict
+from .blocks import GeneralBlock, block_weight_ids
+from .model import GeneralNetwork
+from .paths import block_problem, certify_blocks
+
+__all__ = ["CHUNK_ROWS", "DescribedBasis", "Family", "certify_described", "path_count", "family_block"]
+
+#: Paths of one materialised family block: 2^18 rows x 50 layers of int32 nodes and taps are
+#: about 100 MB, enough rows per block that per-block overheads vanish.
+CHUNK_ROWS = 1 << 18
+
+
+class Family:
+    """The paths in(u) + e + out(v) of connection ``k``'s weights, minus ``excluded`` (sorted
+    local weight ids: the designated ones), in weight id order."""
+
+    def __init__(self, net: GeneralNetwork, k: int, excluded: np.ndarray):
+        self.connection = k
+        self.excluded = np.unique(np.asarray(excluded, dtype=np.int64))
+        c = net.connections[k]
+        self.weights = net.layers[c.source].size * (net.layers[c.target].size if c.kind == "dense" else 1) * c.taps
+        self.size = self.weights - len(self.excluded)
+        # kept row r is local weight r + (number of excluded ids x with x - rank(x) <= r)
+        self._shift = self.excluded - np.arange(len(self.excluded), dtype=np.int64)
+
+    def local_ids(self, start: int, stop: int) -> np.ndarray:
+        """Local weight ids (offset in the connection) of kept rows start .. stop - 1."""
+        r = np.arange(start, stop, dtype=np.int64)
+        return r + np.searchsorted(self._shift, r, side="right")
+
+
+def family_block(net: GeneralNetwork, walks, family: Family, start: int = 0, stop: int | None = None) -> GeneralBlock:
+    """Rows start .. stop - 1 of a family as a block: in(u) + e + out(v)."""
+    stop = family.size if stop is None else stop
+    k = family.connection
+    c = net.connections[k]
+    a, b = c.source, c.target
+    local = family.local_ids(start, stop)
+    t = local % c.taps
+    if c.kind == "dense":
+        i, j = np.divmod(local // c.taps, net.layers[b].size)
+    else:
+        i = j = local // c.taps
+    # int32: the largest blocks (a 512 x 512 x 9 conv) hold millions of rows
+    nodes = np.concatenate([walks.in_nodes[a][i], walks.out_nodes[b][j]], axis=1).astype(np.int32)
+    hops = walks.in_hops[a] + (k,) + walks.out_hops[b]
+    taps = np.zeros((len(local), len(hops)), dtype=np.int32)
+    taps[:, len(walks.in_hops[a])] = t
+    return GeneralBlock(walks.in_layers[a] + walks.out_layers[b], hops, nodes, taps)
+
+
+class DescribedBasis(Sequence):
+    """A basis as its description (see the module doc): a sequence of blocks, the explicit ones
+    first, then each family in chunks of at most ``chunk_rows`` paths, made when asked for."""
+
+    def __init__(self, net: GeneralNetwork, walks, explicit: list[GeneralBlock], families: list[Family],
+                 chunk_rows: int = CHUNK_ROWS, tail: list[GeneralBlock] = ()):
+        """``explicit`` blocks come first, then the families, then the ``tail`` blocks (explicit
+        too: the identity forest's paths come last, as they always have)."""
+        self.network, self.walks, self.families = net, walks, list(families)
+        self.explicit, self.head, self.chunk_rows = list(explicit) + list(tail), len(explicit), chunk_rows
+        # each block: ("x", explicit position, 0, 0) or ("f", family position, start, stop)
+        self._table = [("x", n, 0, 0) for n in range(len(explicit))]
+        for f, fam in enumerate(self.families):
+            for start in range(0, fam.size, chunk_rows):
+                self._table.append(("f", f, start, min(fam.size, start + chunk_rows)))
+        self._table += [("x", len(explicit) + n, 0, 0) for n in range(len(tail))]
+
+    def replaced(self, **changes) -> "DescribedBasis":
+        """The same description with some of ``walks``, ``explicit`` (head and tail together, split
+        as here), ``families``, ``chunk_rows`` changed."""
+        explicit = changes.get("explicit", self.explicit)
+        return DescribedBasis(self.network, changes.get("walks", self.walks), explicit[:self.head],
+                              changes.get("families", self.families), changes.get("chunk_rows", self.chunk_rows),
+                              tail=explicit[self.head:])
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        what, n, start, stop = self._table[index]
+        if what == "x":
+            return self.explicit[n]
+        return family_block(self.network, self.walks, self.families[n], start, stop)
+
+    def __iter__(self) -> Iterator[GeneralBlock]:
+        return (self[i] for i in range(len(self)))
+
+    def sizes(self) -> list[int]:
+        """Paths of each block, without making any."""
+        return [len(self.explicit[n]) if what == "x" else stop - start for what, n, start, stop in self._table]
+
+    @property
+    def path_count(self) -> int:
+        return sum(self.sizes())
+
+    def walk_blocks(self) -> list[tuple[str, GeneralBlock]]:
+        """The designated walks the families use, as ("in" | "out", block) with taps 0: the
+        in-walks of their connections' sources and the out-walks of their targets, row i the
+        walk of neuron i."""
+        w, net = self.walks, self.network
+        out, seen = [], set()
+        for fam in self.families:
+            c = net.connections[fam.connection]
+            for side, layer in (("in", c.source), ("out", c.target)):
+                if (side, layer) in seen:
+                    continue
+                seen.add((side, layer))
+                layers, hops, nodes = ((w.in_layers, w.in_hops, w.in_nodes) if side == "in"
+                                       else (w.out_layers, w.out_hops, w.out_nodes))
+                out.append((side, GeneralBlock(layers[layer], hops[layer], nodes[layer],
+                                               np.zeros((len(nodes[layer]), len(hops[layer])), dtype=np.int64))))
+        return out
+
+
+def path_count(basis) -> int:
+    """Paths of a basis: a list of blocks or a ``DescribedBasis`` (counted without making any)."""
+    sizes = getattr(basis, "sizes", None)
+    return sum(sizes()) if sizes is not None else sum(len(b) for b in basis)
+
+
+def _walk_problem(net: GeneralNetwork, side: str, block: GeneralBlock) -> str | None:
+    """A walk of layer l's neurons is valid when row i starts (out-walk) or ends (in-walk) at
+    neuron i of l, reaches an input (in-walk) or an output (out-walk), and follows connections
+    with indices in range."""
+    layer = block.layers[-1] if side == "in" else block.layers[0]
+    end = block.layers[0] if side == "in" else block.layers[-1]
+    name = net.layers[layer].name
+    if (end not in net.inputs) if side == "in" else (end not in net.outputs):
+        return f"the designated {side}-walks of {name} {'start' if side == 'in' else 'end'} at {net.layers[end].name}"
+    own = block.nodes[:, -1 if side == "in" else 0]
+    if len(own) != net.layers[layer].size or not np.array_equal(own, np.arange(len(own))):
+        return f"the designated {side}-walks of {name} are not one per neuron, in order"
+    return block_problem(net, block, ends=False)
+
+
+def certify_described(basis: DescribedBasis) -> Verdict:
+    """Decide exactly whether a described basis is a basis path set (see the module doc), in
+    O(neurons x depth + explicit paths), never listing a family."""
+    net = basis.network
+    expected, size = net.basis_size, basis.path_count
+    walks = basis.walk_blocks()
+    for side, block in walks:
+        problem = _walk_problem(net, side, block)
+        if problem:
+            return Verdict(False, problem, size, expected, None)
+    for n, block in enumerate(basis.explicit):
+        problem = block_problem(net, block)
+        if problem:
+            return Verdict(False, f"explicit block {n}: {problem}", size, expected, None)
+    on_walks = np.unique(np.concatenate([block_weight_ids(net, b).ravel() for b in [b for _, b in walks] + basis.explicit]
+                                        or [np.zeros(0, dtype=np.int64)]))
+    seen_connections = set()
+    for fam in basis.families:
+        k = fam.connection
+        if k in seen_connections or not net.connections[k].trainable:
+            return Verdict(False, f"connection {k} has two families or no weights", size, expected, None)
+        seen_connections.add(k)
+        start = net.connection_offsets[k]
+        inside = on_walks[(on_walks >= start) & (on_walks < start + fam.weights)] - start
+        stray = np.setdiff1d(inside, fam.excluded, assume_unique=True)
+        if len(stray):
+            return Verdict(False, f"weight {int(stray[0]) + start} lies on a walk and in the family of connection {k}",
+                           size, expected, None)
+    if size != expected:
+        return Verdict(False, f"size {size} != m - H = {expected}", size, expected, None)
+    listed = sum(len(b) for b in basis.explicit)
+    explicit = certify_blocks(net, basis.explicit, expected_size=listed)
+    if not explicit.certified:  # every family path is independent of the rest: its rank adds
+        rank = explicit.rank + (size - listed)
+        return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
+    return Verdict(True, None, size, expected, size)
