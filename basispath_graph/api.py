@@ -15,6 +15,7 @@ from .analysis.general_coordinates import general_coordinates
 from .errors import BadInput
 from .export import basis_paths_of, read_json_file
 from .general.blocks import block_general_paths
+from .general.described import DescribedBasis, certify_described
 from .general.model import from_layered
 from .spec import is_general_spec, parse_general
 from .general.paths import certify_blocks, certify_general, general_basis_of, path_block, read_any_general_path
@@ -346,6 +347,8 @@ def certify(network: Network, basis) -> Verdict:
     """
     if not _check_network(network, "certify").is_layered:
         if isinstance(basis, Result) and basis.network == network:  # the engine's blocks, as solve certified them
+            if isinstance(basis.basis, DescribedBasis):
+                return certify_described(basis.basis)
             return certify_blocks(network, basis.basis)
         return certify_general(network, _general_paths(network, basis))
     return _certify_blocks(network, _basis_blocks(network, basis))
@@ -390,6 +393,8 @@ def express(network: Network, basis, path) -> dict:
     ([(-1, 0), (1, 1), (1, 3)], True)
     """
     if not _check_network(network, "express").is_layered:
+        if isinstance(basis, Result) and basis.network == network:  # its blocks as solved (a described basis unlisted)
+            return basis.express(path)
         return general_coordinates(network, [path_block(network, p) for p in _general_paths(network, basis)],
                                    read_any_general_path(network, path))
     return coordinates(network, _basis_blocks(network, basis), path)

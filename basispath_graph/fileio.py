@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path, data: bytes | str) -> None:
+def write_atomic(path, data: bytes | str | Iterable[str]) -> None:
+    """Write ``data`` (bytes, text, or text in pieces: a file too big to hold is streamed) to
+    ``path`` atomically."""
     path = Path(path).expanduser()
     directory = path.parent if str(path.parent) else Path(".")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [data] if isinstance(data, (str, bytes)) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(payload)
+            for piece in pieces:
+                f.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())

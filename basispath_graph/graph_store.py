@@ -14,6 +14,9 @@ from pathlib import Path
 from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
+from .general.described import DescribedBasis, DescribedPaths
+from .store import described_rows
+from .store.described_rows import load_described
 from .analysis.why import explain
 from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
 from .general.model import GeneralNetwork
@@ -106,7 +109,8 @@ class GraphStore:
         if not network.is_layered:
             general = execute_general_run(self._store, network, engine or "skeleton", seed, **solve_options)
             result = general.result
-            basis = [p for b in result.blocks for p in block_general_paths(network, b)]
+            big = isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS
+            basis = DescribedPaths(result.basis) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
             return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, [], result)
         engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)
@@ -131,10 +135,14 @@ class GraphStore:
         general = run["kind"] == "general"
         net = stored_network(self._store, run)
         kept, discarded = [], []
-        for p in self._store.run("run_paths", run=run_id):  # a general DEAH run's discards are its core's
+        rows = self._store.run("run_paths", run=run_id)
+        described = load_described(self._store, run_id, net, [r for r in rows if r["kept"]]) if general else None
+        for p in rows:  # a general DEAH run's discards are its core's
             (kept if p["kept"] else discarded).append(stored_general_path(net, p) if general else _plain(p["text"]))
         if general:
-            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded)
+            unlisted = described is not None and len(kept) < described.path_count  # a big skeleton run's: made when read
+            basis = DescribedPaths(described) if unlisted else kept
+            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], basis, discarded)
         return StoredRun(
             run_id, network_from_row(run), run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded,
         )

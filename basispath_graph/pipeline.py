@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from .deah.step1_substructures import TooManySubstructures
+from .general.described import DescribedBasis
 from .general.model import GeneralNetwork
 from .general.solve import GeneralResult, solve_general
 from .guards import ResourceLimit
@@ -27,6 +28,7 @@ from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store, StoreError
+from .store.described_rows import write_described
 from .store.general_networks import ingest_general_network
 from .store.path_forms import GeneralForm
 from .store.relations import StoreRelations, persist_substructures
@@ -271,7 +273,10 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         on_write_stage("substructures")
         store.run("set_run_stage", id=run_id, stage="substructures")
         persist_substructures(store, run_id, core.deah.step1, committed, form, on_batch)
-    write_artifacts(store, run_id, core, on_write_stage, on_batch, committed, form=form, basis=result.blocks)
+    if isinstance(result.basis, DescribedBasis):  # the skeleton: walks and families, not a node per path
+        write_described(store, run_id, form, result.basis, committed, on_write_stage, on_batch)
+    else:
+        write_artifacts(store, run_id, core, on_write_stage, on_batch, committed, form=form, basis=result.blocks)
     if committed is not None:
         committed.check_used()
     timings["persist"] = time.perf_counter() - t0

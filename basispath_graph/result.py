@@ -23,7 +23,7 @@ from .export import discard_document, export_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
-from .general.paths import format_general_path, read_any_general_path
+from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
 from .verify import Verdict, read_path
 
@@ -158,6 +158,9 @@ class Result:
     def basis_path(self, index: int):
         """The basis path with this global index: (layers, indices) for a layered network, a
         general path ``((layer, index), ...), taps`` for a general one."""
+        path_at = getattr(self.basis, "path_at", None)  # a described basis makes that one path alone
+        if path_at is not None:
+            return block_general_paths(self.network, path_at(index))[0]
         for block in self.basis:
             if index < len(block):
                 if not self.network.is_layered:
@@ -172,9 +175,18 @@ class Result:
         """Exactly what ``basispath solve --json`` prints."""
         return summary(self) if self.network.is_layered else general_summary(self)
 
-    def export(self) -> dict:
-        """Exactly the JSON document ``basispath solve --export`` writes (``json.dumps`` it)."""
-        return export_document(self) if self.network.is_layered else general_export(self)
+    def export(self, form: str = "auto") -> dict:
+        """Exactly the JSON document ``basispath solve --export`` writes (``json.dumps`` it).
+
+        ``form``: "paths" lists every path; "described" (a general network's skeleton) writes the
+        described basis, a few numbers per neuron (``general/described_io.py``); "auto" (the
+        default) is described above a million paths of a described basis, else paths.
+        """
+        if self.network.is_layered:
+            if form == "described":
+                raise BadInput("a layered network's basis is a list of paths; a described export needs a general network's skeleton")
+            return export_document(self)
+        return general_export(self, form)
 
     # -- questions about one path --------------------------------------------------------------
 
@@ -248,7 +260,7 @@ class Result:
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
-        index = _find_general(net, self.basis, target)
+        index = find_general_path(net, self.basis, target)
         if index is not None:
             return {**answer, "status": "kept", "substructure": None,
                     "reason": {"step": "kept", "detail": "kept: a path of the basis"},
@@ -296,24 +308,6 @@ def _find_row(blocks, layers, indices) -> tuple[int, int] | None:
             hit = np.flatnonzero((b.nodes == row).all(axis=1))
             if len(hit):
                 return k, start + int(hit[0])
-        start += len(b)
-    return None
-
-
-def _find_general(net: Network, blocks, target) -> int | None:
-    """Basis index of a general path, or None."""
-    nodes, taps = target
-    layers = tuple(l for l, _ in nodes)
-    row = np.asarray([i for _, i in nodes], dtype=np.int64)
-    tap_row = np.asarray([0 if t is None else t for t in taps], dtype=np.int64)
-    start = 0
-    for b in blocks:
-        if tuple(b.layers) == layers and len(b) and all(
-            net.connections[k].trainable == (t is not None) for k, t in zip(b.hops, taps)
-        ):
-            hit = np.flatnonzero((b.nodes == row).all(axis=1) & (b.taps == tap_row).all(axis=1))
-            if len(hit):
-                return start + int(hit[0])
         start += len(b)
     return None
 

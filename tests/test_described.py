@@ -4,13 +4,18 @@ certified from the description, against the explicit exact certifier and the bru
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from basispath_graph.general import described
+from basispath_graph.general import described, documents
+from basispath_graph.general.described_io import read_described
+from basispath_graph.general.documents import paths_export_pieces
+from basispath_graph.general.solve import solve_general
+from basispath_graph.result import Result
 from basispath_graph.general.blocks import block_paths
 from basispath_graph.general.described import DescribedBasis, Family, certify_described
 from basispath_graph.general.model import parse_general
@@ -18,7 +23,8 @@ from basispath_graph.general.paths import certify_blocks
 from basispath_graph.general.presets import general_preset_spec
 from basispath_graph.general.skeleton import UnsupportedIdentity, skeleton_blocks
 
-from .test_general_networks import exact_rank, general_specs, oracle_vector
+from .cli_runner import cli
+from .test_general_networks import exact_rank, general_specs, oracle_paths, oracle_vector
 
 
 def _skeleton(spec):
@@ -154,3 +160,123 @@ def test_resnet18_is_certified_without_making_a_family_block(monkeypatch):
     assert explicit <= sum(layer.size for layer in net.layers) and len(basis) > len(basis.families)  # the big convolutions come in chunks
     with pytest.raises(AssertionError, match="a family block was made"):
         basis[len(basis) - 1]
+
+
+# ---------------------------------------------------------------- files: described and streamed
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs())
+def test_a_described_file_reads_back_to_the_same_paths_and_verdict(spec):
+    net, basis = _skeleton(spec)
+    if basis is None:
+        return
+    result = solve_general(net)
+    doc = json.loads(json.dumps(result.export("described")))
+    assert doc["format"] == "basispath-described/1" and doc["basis_size"] == net.m - net.H
+    back = read_described(net, doc, "f.json")
+    assert _paths(net, back) == _paths(net, basis)
+    assert certify_described(back).certified
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs())
+def test_the_streamed_paths_export_is_the_paths_document(spec):
+    net, basis = _skeleton(spec)
+    if basis is None:
+        return
+    result = solve_general(net)
+    assert json.loads("".join(paths_export_pieces(result))) == result.export("paths") == result.export()
+
+
+def test_export_is_described_above_a_million_paths_and_verify_reads_both(tmp_path, monkeypatch):
+    """The CIFAR ResNet-20 (271,690 weights): ``--export`` lists its paths; above the threshold
+    (lowered here) the same command writes the described basis; ``--export-paths`` always lists
+    them. ``verify`` certifies all three files, the described one from its description."""
+    spec = tmp_path / "resnet20.json"
+    spec.write_text(json.dumps(general_preset_spec("resnet20")))
+    paths, streamed, small = tmp_path / "paths.json", tmp_path / "streamed.json", tmp_path / "small.json"
+    cli("solve", str(spec), "--export", str(paths), "--export-paths", str(streamed), "-q", check=0)
+    assert json.loads(paths.read_text()) == json.loads(streamed.read_text())
+    assert len(json.loads(paths.read_text())["basis"]) == 271_690 - 448
+    monkeypatch.setattr(documents, "EXPLICIT_EXPORT_PATHS", 1000)
+    net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**6)
+    small.write_text(json.dumps(solve_general(net).export()))
+    doc = json.loads(small.read_text())
+    assert doc["format"] == "basispath-described/1" and small.stat().st_size < paths.stat().st_size / 50
+    for f in (paths, streamed, small):
+        r = cli("verify", str(spec), str(f), check=0)
+        assert r.stdout == "certified: 271242 independent paths = m - H = 271690 - 448\n"
+
+
+def _corrupt(doc, how):
+    doc = json.loads(json.dumps(doc))
+    if how == "drop an excluded weight":
+        fam = next(f for f in doc["families"] if f["excluded"])
+        fam["excluded"] = fam["excluded"][1:]
+    elif how == "walk into a wrong layer":
+        doc["walks"]["in"][0]["connection"] = doc["walks"]["out"][-1]["connection"]
+    elif how == "neuron out of range":
+        doc["walks"]["in"][0]["from"][0] = 10**6
+    elif how == "no families":
+        del doc["families"]
+    return doc
+
+
+@pytest.mark.parametrize("how, code, message", [
+    ("drop an excluded weight", 1, "not certified: weight "),
+    ("walk into a wrong layer", 2, "error: f.json: walks.in[0]: connection "),
+    ("neuron out of range", 2, "error: f.json: walks.in[0].from: integers must lie in 0 .. "),
+    ("no families", 2, "error: f.json: a basispath-described/1 document needs 'families'"),
+])
+def test_a_corrupted_described_file_is_refused_in_one_line(tmp_path, how, code, message):
+    spec = tmp_path / "resnet20.json"
+    spec.write_text(json.dumps(general_preset_spec("resnet20")))
+    net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**6)
+    (tmp_path / "f.json").write_text(json.dumps(_corrupt(solve_general(net).export("described"), how)))
+    r = cli("verify", str(spec), "f.json", cwd=tmp_path, check=code)
+    out = r.stdout if code == 1 else r.stderr
+    assert out.startswith(message) and out.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------- questions, without listing
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs(), st.data())
+def test_why_and_express_over_the_description_agree_with_the_listed_basis(spec, data):
+    """For a path of the network (from the oracle's list): its coordinates over the described
+    basis equal those over the same basis listed as blocks, and ``why`` says kept exactly for the
+    basis paths, at the same index."""
+    net, basis = _skeleton(spec)
+    if basis is None:
+        return
+    result = solve_general(net)
+    listed = Result.of_general(net, "skeleton", 0, list(basis), result.verdict, {})
+    path = data.draw(st.sampled_from(oracle_paths(spec)))
+    as_json = {"nodes": [[l, i] for l, i in path[0]], "taps": list(path[1])}
+    assert result.express(as_json) == listed.express(as_json)
+    assert result.express(as_json)["verified"]
+    assert result.why(as_json) == listed.why(as_json)
+
+
+def test_why_on_resnet34_answers_without_listing_the_basis(monkeypatch):
+    """ResNet-34 at channel level (21.8 M weights): ``why`` on a basis path near the end and on a
+    path that is not one answers with a verified certificate; only single paths are made."""
+    from basispath_graph import api
+
+    net = api.load_spec(general_preset_spec("resnet34"), max_weights=None)
+    result = api.solve(net)
+    assert result.certified and result.engine == "skeleton"
+    made = []
+    real = described.family_block
+    monkeypatch.setattr(described, "family_block", lambda net, walks, fam, start=0, stop=None:
+                        made.append((fam.size if stop is None else stop) - start) or real(net, walks, fam, start, stop))
+    kept = result.basis_path(result.basis_size - 5)
+    answer = result.why(kept)
+    assert answer["status"] == "kept" and answer["certificate"][0]["index"] == result.basis_size - 5
+    nodes, taps = kept
+    changed = (tuple((l, (i + 1) % net.layers[l].size) if n == 1 else (l, i) for n, (l, i) in enumerate(nodes)), taps)
+    answer = result.why(changed)
+    assert answer["verified"] and answer["status"] in ("kept", "not a candidate")
+    assert made and max(made) <= 1, "only single paths are made"

@@ -13,11 +13,12 @@ from collections import Counter
 
 import numpy as np
 
+from ..general.described import DescribedBasis
 from ..general.blocks import GeneralBlock, block_general_paths, block_weight_ids, flatten_general, general_path_json
 from ..general.model import GeneralNetwork
-from ..general.paths import GeneralPath, format_general_path, path_block
+from ..general.paths import GeneralPath, block_problem, format_general_path, path_block
 from ..linalg.checks import combination_equals
-from ..verify.express import Expresser, InvalidPathError
+from ..verify.express import CertificateMismatchError, Expresser, InvalidPathError
 
 __all__ = ["GeneralExpresser", "general_coordinates", "general_path_weights", "check_general_certificate",
            "blocks_from_stored", "stored_general_path", "weight_text"]
@@ -65,23 +66,6 @@ def weight_text(net: GeneralNetwork, w: int) -> str:
     return f"weight {w}"
 
 
-def _block_problem(net: GeneralNetwork, block: GeneralBlock) -> str | None:
-    """What makes some path of a (stored) block not a path of ``net``, checked on the arrays."""
-    if block.layers[0] not in net.inputs or block.layers[-1] not in net.outputs:
-        return "does not run from an input layer to an output layer"
-    for k, layer in enumerate(block.layers):
-        col = block.nodes[:, k]
-        if len(col) and (col.min() < 0 or col.max() >= net.layers[layer].size):
-            return f"neuron out of range in layer {net.layers[layer].name}"
-    for k, c_idx in enumerate(block.hops):
-        c = net.connections[c_idx]
-        if c.kind != "dense" and np.any(block.nodes[:, k] != block.nodes[:, k + 1]):
-            return f"a {c.kind} hop changes the neuron index"
-        if c.trainable and len(block) and (block.taps[:, k].min() < 0 or block.taps[:, k].max() >= c.taps):
-            return f"tap out of range on {net.layers[c.source].name} -> {net.layers[c.target].name}"
-    return None
-
-
 def blocks_from_stored(net: GeneralNetwork, rows: list[dict]) -> list[GeneralBlock]:
     """Stored paths (``layers``: positions, ``nodes``: global neuron ids, ``taps``: -1 on
     identity hops), in order, as blocks of consecutive paths along one route; InvalidPathError
@@ -102,7 +86,7 @@ def blocks_from_stored(net: GeneralNetwork, rows: list[dict]) -> list[GeneralBlo
         nodes = np.asarray([r["nodes"] for r in run], dtype=np.int64) - offsets
         taps = np.maximum(np.asarray([r["taps"] for r in run], dtype=np.int64).reshape(len(run), len(hops)), 0)
         block = GeneralBlock(layers, hops, nodes, taps)
-        problem = _block_problem(net, block)
+        problem = block_problem(net, block)
         if problem:
             raise InvalidPathError(f"stored path {run[0]['id']} or one after it: {problem}")
         blocks.append(block)
@@ -149,13 +133,52 @@ class GeneralExpresser(Expresser):
         return self.express_weights(q, lambda: format_general_path(self.network, path))
 
 
+class DescribedExpresser(GeneralExpresser):
+    """Coordinates over a described basis (``general/described.py``) without listing it: a
+    weight e of the path that a family holds lies on e's family path alone, so that path's
+    coefficient is the path's entry on e (1); the rest of the path, minus those family paths,
+    lies on walk weights and is expressed over the explicit paths (peeling and elimination of
+    those only)."""
+
+    def __init__(self, net: GeneralNetwork, basis) -> None:
+        self.described = basis
+        super().__init__(net, basis.explicit)
+
+    def _describe(self, i: int) -> str:
+        return f"path {self.described.explicit_index(i)} ({format_general_path(self.network, block_path(self.network, self.blocks, i))})"
+
+    def express_path(self, path: GeneralPath) -> list[tuple[int, int]]:
+        basis, net = self.described, self.network
+        q = block_weight_ids(net, path_block(net, path))[0].tolist()
+        res: dict[int, int] = dict.fromkeys(q, 1)
+        out: dict[int, int] = {}
+        for w in q:
+            index = basis.family_index(w)
+            if index is None:
+                continue
+            out[index] = 1
+            for v in block_weight_ids(net, basis.path_at(index))[0].tolist():
+                res[v] = res.get(v, 0) - 1
+                if not res[v]:
+                    del res[v]
+        for i, c in self._solve_vector(res, lambda: format_general_path(net, path)):
+            out[basis.explicit_index(i)] = out.get(basis.explicit_index(i), 0) + c
+        coefs = sorted((b, c) for b, c in out.items() if c)
+        if not combination_equals(q, ((c, block_weight_ids(net, basis.path_at(b))[0].tolist()) for b, c in coefs)):
+            raise CertificateMismatchError(f"path {format_general_path(net, path)}: coefficients do not add up to the path")
+        return coefs
+
+
 def general_coordinates(net: GeneralNetwork, blocks: list[GeneralBlock], path: GeneralPath,
                         expresser: GeneralExpresser | None = None) -> dict:
     """``{"path", "text", "coordinates": [{"coef", "path", "text", "index"}, ...], "verified"}``
-    of a valid path over the basis ``blocks``; ``verified`` is the independent re-check."""
-    expresser = expresser or GeneralExpresser(net, blocks)
+    of a valid path over the basis ``blocks`` (a list, or a ``DescribedBasis``: then nothing is
+    listed); ``verified`` is the independent re-check."""
+    described = isinstance(blocks, DescribedBasis)
+    expresser = expresser or (DescribedExpresser(net, blocks) if described else GeneralExpresser(net, blocks))
     coefs = expresser.express_path(path)
-    terms = [(c, block_path(net, blocks, b)) for b, c in coefs]
+    one = (lambda b: block_general_paths(net, blocks.path_at(b))[0]) if described else (lambda b: block_path(net, blocks, b))
+    terms = [(c, one(b)) for b, c in coefs]
     return {
         "path": general_path_json(net, path),
         "text": format_general_path(net, path),

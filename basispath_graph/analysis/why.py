@@ -128,6 +128,10 @@ class LayeredSpelling:
     def not_found(self, pid: int) -> str:
         return f"path id {pid} is not a path of run {self.ctx.run_id} (neither kept nor discarded by it)"
 
+    def unlisted(self, path: str, pid: int) -> None:
+        """A layered run stores every path it has: none is unlisted."""
+        return None
+
     def coordinates(self, path: str, text: str, row: dict | None = None) -> dict:
         """A valid path the run never had as a candidate: its coordinates over the run's basis,
         in the shape of a certificate (each term with the kept path's stored id)."""
@@ -223,6 +227,9 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     except StoreError as exc:
         raise WhyError(str(exc)) from None
     if not rows:
+        answer = spell.unlisted(path, pid)  # a described basis's path that has no node of its own
+        if answer is not None:
+            return answer
         if pid >= 0:
             raise WhyError(spell.not_found(pid))
         return spell.coordinates(path, text)

@@ -23,7 +23,8 @@ from ..store import Store
 from ..store.path_forms import stored_form
 from ..store.runs import stored_plan
 from ..verify import ExpressError
-from ..general.blocks import general_path_json
+from ..general.blocks import block_general_paths, general_path_json
+from ..store.described_rows import load_described
 from .general_coordinates import blocks_from_stored, check_general_certificate, general_coordinates, stored_general_path
 
 __all__ = ["GeneralSpelling", "general_weight_endpoints"]
@@ -157,6 +158,35 @@ class GeneralSpelling:
     def not_found(self, pid: int) -> str:
         return f"path id {pid} is not a path of run {self.ctx.run_id}"
 
+    def described(self, kept_rows: list[dict] | None = None):
+        """The run's described basis (a skeleton run: ``store/described_rows.py``), None when its
+        basis is stored path by path or the run is not complete."""
+        if not hasattr(self, "_described"):
+            complete = self.ctx.status == "complete"
+            rows = kept_rows if kept_rows is not None else (self.store.run("general_kept_paths", run=self.ctx.run_id) if complete else [])
+            self._described = load_described(self.store, self.ctx.run_id, self.network, rows) if complete else None
+        return self._described
+
+    def unlisted(self, path: str, pid: int) -> dict | None:
+        """A kept path a described basis does not store as a node (a family path: by its basis id
+        or as a path), made from the stored description; None for any other."""
+        basis = self.described()
+        if basis is None:
+            return None
+        if pid >= 0:
+            if not 0 <= pid < basis.path_count:
+                return None
+            index, target = pid, block_general_paths(self.network, basis.path_at(pid))[0]
+        else:
+            target = read_general_path_argument(self.network, path, self.error)
+            index = basis.index_of(target)
+            if index is None:
+                return None
+        row = {"id": index, "substructure": None}
+        return {**self.answer_head(target, row, "kept"),
+                "reason": {"step": "kept", "detail": "kept: a path of the run's basis (made from its stored description)"},
+                "certificate": [self.term(1, target, row)], "verified": True}
+
     def coordinates(self, path: str, text: str, row: dict | None = None) -> dict:
         """A path the run did not keep and holds no certificate for: its coordinates over the
         run's basis (``"not a candidate"`` for a path the run never stored)."""
@@ -166,16 +196,17 @@ class GeneralSpelling:
         if self.ctx.status != "complete":
             raise error(f"path {text} is not kept by run {run_id}, and the run is {self.ctx.status}: no basis to express it over")
         kept = self.store.run("general_kept_paths", run=run_id)
+        basis = self.described(kept)
         try:
-            coords = general_coordinates(net, blocks_from_stored(net, kept), target)
+            coords = general_coordinates(net, basis if basis is not None else blocks_from_stored(net, kept), target)
         except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
             raise error(f"cannot express {text} over the basis of run {run_id}: {exc}") from None
-        ids = [r["id"] for r in kept]
+        id_of = int if basis is not None else [r["id"] for r in kept].__getitem__  # basis index -> stored id
         detail = "discarded by the run" if row is not None else "never a candidate of this run: its coordinates over the run's basis"
         return {
             "run": run_id, "path": general_path_json(net, target), "text": text, "id": row["id"] if row is not None else None,
             "status": "discarded" if row is not None else "not a candidate", "substructure": None,
             "reason": {"step": "coordinates", "detail": detail},
-            "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": ids[t["index"]]} for t in coords["coordinates"]],
+            "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": id_of(t["index"])} for t in coords["coordinates"]],
             "verified": coords["verified"],
         }

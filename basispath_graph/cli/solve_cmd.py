@@ -14,6 +14,7 @@ from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySu
 from ..fileio import write_atomic
 from ..guards import ResourceLimit
 from ..api import solve
+from ..general.documents import paths_export_pieces
 from ..general.paper_setting import UnsupportedFeature
 from ..general.skeleton import UnsupportedIdentity
 from ..solver import ENGINES
@@ -67,7 +68,8 @@ def solve_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
     engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections): skeleton by default; deah-complete and deah in the paper's setting (docs/general-networks.md)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule (0 = identity order)."),
-    export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file."),
+    export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file: every path, or for a general network's skeleton of over a million paths the described basis (a few numbers per neuron; docs/general-networks.md)."),
+    export_paths: Optional[Path] = typer.Option(None, "--export-paths", help="Write every path of the basis as JSON to this file, streamed a block at a time (a big network's file is large: about 1 kB per path)."),
     no_repair: bool = typer.Option(False, "--no-repair", help="Return the engine's raw union unrepaired; exit 1 when it is not certified."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the report."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
@@ -101,8 +103,9 @@ def solve_command(
         raise fail(f"unknown engine '{engine}'; choose one of: {', '.join(ENGINES)}")
     if seed < 0:
         raise fail(f"--seed must be >= 0, got {seed}")
-    if export is not None and (export.is_dir() or not export.expanduser().parent.exists()):
-        raise fail(f"cannot write export file {export}: not a file in an existing folder")
+    for target in (export, export_paths):
+        if target is not None and (target.is_dir() or not target.expanduser().parent.exists()):
+            raise fail(f"cannot write export file {target}: not a file in an existing folder")
     network = read_any_network(spec, max_weights)
     limit = memory_limit(max_memory_gb)
     seconds = time_limit(max_seconds)
@@ -124,7 +127,8 @@ def solve_command(
         result = run_core(lambda **options: solve(network, engine, **options))
     except (UnsupportedIdentity, UnsupportedFeature) as exc:
         raise fail(f"{spec}: {exc}") from None
-    _write_export(export, result.export)
+    _write_export(export, lambda: json.dumps(result.export()))
+    _write_export(export_paths, lambda: paths_export_pieces(result) if not network.is_layered else json.dumps(result.export()))
     s = result.summary()
     if as_json:
         print(json.dumps(s))
@@ -136,12 +140,12 @@ def solve_command(
         raise typer.Exit(EXIT_NOT_CERTIFIED)
 
 
-def _write_export(export: Path | None, document) -> None:
-    """Write ``document()`` as JSON to ``export`` (atomically), if asked; one line on failure."""
+def _write_export(export: Path | None, text) -> None:
+    """Write ``text()`` (JSON text, or its pieces) to ``export`` (atomically), if asked; one line on failure."""
     if export is None:
         return
     try:
-        write_atomic(export, json.dumps(document()))
+        write_atomic(export, text())
     except OSError as exc:
         raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
 

@@ -9,7 +9,8 @@ import typer
 
 from ..errors import BadInput
 from ..export import read_basis_file, read_json_file
-from ..general.model import GeneralNetwork
+from ..general.described import certify_described
+from ..general.described_io import is_described_document, read_described
 from ..general.paths import certify_general, general_basis_of
 from ..network import blocks_from_json
 from ..verify import certify
@@ -18,7 +19,7 @@ from .common import EXIT_NOT_CERTIFIED, failure, read_any_network
 
 def verify_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
-    basis: Path = typer.Argument(..., help="Basis JSON: an export of 'solve' or a bare list of paths."),
+    basis: Path = typer.Argument(..., help="Basis JSON: an export of 'solve' (paths or a described basis) or a bare list of paths."),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
 ) -> None:
     """Certify a basis path set exactly: valid, distinct, m - H paths, independent (rank mod p).
@@ -34,8 +35,12 @@ def verify_command(
     """
     network = read_any_network(spec, max_weights)
     try:
-        if not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
-            verdict = certify_general(network, general_basis_of(network, read_json_file(basis), str(basis)))
+        if not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, or described
+            data = read_json_file(basis)
+            if is_described_document(data):
+                verdict = certify_described(read_described(network, data, str(basis)))
+            else:
+                verdict = certify_general(network, general_basis_of(network, data, str(basis)))
         else:
             verdict = certify(network, blocks_from_json(read_basis_file(basis)))
     except BadInput as exc:

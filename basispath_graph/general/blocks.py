@@ -28,6 +28,10 @@ class GeneralBlock:
     def __len__(self) -> int:
         return int(self.nodes.shape[0])
 
+    def take(self, rows) -> "GeneralBlock":
+        """The paths at ``rows`` (indices, a mask or a slice), as a block."""
+        return GeneralBlock(self.layers, self.hops, self.nodes[rows], self.taps[rows])
+
 
 def connection_weights(net: GeneralNetwork, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, tap) of every weight of trainable connection k, in weight id order."""

@@ -33,11 +33,11 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ..verify import Verdict
-from .blocks import GeneralBlock, block_weight_ids
+from .blocks import GeneralBlock, block_general_paths, block_weight_ids
 from .model import GeneralNetwork
-from .paths import block_problem, certify_blocks
+from .paths import block_problem, certify_blocks, find_general_path, path_block
 
-__all__ = ["CHUNK_ROWS", "DescribedBasis", "Family", "certify_described", "path_count", "family_block"]
+__all__ = ["CHUNK_ROWS", "DescribedBasis", "DescribedPaths", "Family", "certify_described", "path_count", "family_block"]
 
 #: Paths of one materialised family block: 2^18 rows x 50 layers of int32 nodes and taps are
 #: about 100 MB, enough rows per block that per-block overheads vanish.
@@ -134,6 +134,56 @@ class DescribedBasis(Sequence):
     def path_count(self) -> int:
         return sum(self.sizes())
 
+    def _starts(self) -> np.ndarray:
+        """Basis index of the first path of each block."""
+        return np.concatenate([[0], np.cumsum(self.sizes())]).astype(np.int64)
+
+    def path_at(self, index: int) -> GeneralBlock:
+        """Basis path ``index`` as a block of one row (made alone, whatever its block's size)."""
+        starts = self._starts()
+        if not 0 <= index < starts[-1]:
+            raise IndexError(index)
+        b = int(np.searchsorted(starts, index, side="right")) - 1
+        what, n, start, _ = self._table[b]
+        row = index - int(starts[b])
+        if what == "x":
+            return self.explicit[n].take(slice(row, row + 1))
+        return family_block(self.network, self.walks, self.families[n], start + row, start + row + 1)
+
+    def family_index(self, weight: int) -> int | None:
+        """Basis index of the family path of weight id ``weight``, or None (a designated weight)."""
+        net, before = self.network, self.head_paths
+        for fam in self.families:
+            offset = net.connection_offsets[fam.connection]
+            if offset <= weight < offset + fam.weights:
+                local = weight - offset
+                at = int(np.searchsorted(fam.excluded, local))
+                if at < len(fam.excluded) and fam.excluded[at] == local:
+                    return None
+                return before + local - at
+            before += fam.size
+        return None
+
+    def index_of(self, path) -> int | None:
+        """Basis index of a valid general path, or None. A path holding a weight of a family can
+        only be that weight's family path (explicit paths hold walk weights only: certified);
+        any other can only be explicit."""
+        net = self.network
+        for w in block_weight_ids(net, path_block(net, path))[0].tolist():
+            index = self.family_index(w)
+            if index is not None:
+                return index if find_general_path(net, [self.path_at(index)], path) == 0 else None
+        i = find_general_path(net, self.explicit, path)
+        return None if i is None else self.explicit_index(i)
+
+    @property
+    def head_paths(self) -> int:
+        return sum(len(b) for b in self.explicit[:self.head])
+
+    def explicit_index(self, i: int) -> int:
+        """Basis index of path ``i`` of the explicit blocks (head, then tail) taken together."""
+        return i if i < self.head_paths else i + sum(f.size for f in self.families)
+
     def walk_blocks(self) -> list[tuple[str, GeneralBlock]]:
         """The designated walks the families use, as ("in" | "out", block) with taps 0: the
         in-walks of their connections' sources and the out-walks of their targets, row i the
@@ -151,6 +201,29 @@ class DescribedBasis(Sequence):
                 out.append((side, GeneralBlock(layers[layer], hops[layer], nodes[layer],
                                                np.zeros((len(nodes[layer]), len(hops[layer])), dtype=np.int64))))
         return out
+
+
+class DescribedPaths(Sequence):
+    """The paths of a described basis as a read-only sequence of general paths
+    (``((layer, index), ...), taps``), each made when asked for: ``StoredRun.basis_paths`` of a
+    big network without a Python object per path."""
+
+    def __init__(self, basis: DescribedBasis):
+        self.basis = basis
+
+    def __len__(self) -> int:
+        return self.basis.path_count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        return block_general_paths(self.basis.network, self.basis.path_at(index))[0]
+
+    def __iter__(self):
+        for block in self.basis:
+            yield from block_general_paths(self.basis.network, block)
 
 
 def path_count(basis) -> int:

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+
+from ..errors import BadInput
 from ..export import summary
 from .blocks import block_paths
+from .described import DescribedBasis
+from .described_io import described_document
 from .model import GeneralNetwork
 
-__all__ = ["general_summary", "general_export", "general_core_path", "general_basis_paths"]
+#: Above this many paths ``--export`` writes a described basis (a few numbers per neuron) rather
+#: than every path: a million paths of a deep network are already a few hundred MB of JSON.
+EXPLICIT_EXPORT_PATHS = 1_000_000
+_PIECE_ROWS = 4096
+
+__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths"]
 
 
 def general_basis_paths(result) -> list[dict]:
@@ -29,15 +40,51 @@ def general_summary(result) -> dict:
     return doc
 
 
-def general_export(result) -> dict:
-    """The ``--export`` file: spec, engine, m, H, certified and the basis as general paths; with
-    the DEAH engines also the core's discards as general paths, each with its certificate over the
-    basis (``index`` counts in ``basis``: the core's kept paths come first, in the same order)."""
+def general_export(result, form: str = "auto") -> dict:
+    """The ``--export`` file. ``form="paths"``: spec, engine, m, H, certified and the basis as
+    general paths; with the DEAH engines also the core's discards as general paths, each with its
+    certificate over the basis (``index`` counts in ``basis``: the core's kept paths come first,
+    in the same order). ``form="described"``: the described-basis document
+    (``described_io``) of a described basis; ``"auto"``: described when the basis is described
+    and has more than ``EXPLICIT_EXPORT_PATHS`` paths, else paths."""
+    if form not in ("auto", "paths", "described"):
+        raise BadInput(f"unknown export form {form!r}; choose auto, paths or described")
+    described = isinstance(result.basis, DescribedBasis)
+    if form == "described" and not described:
+        raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's")
+    if form == "described" or (form == "auto" and described and result.basis_size > EXPLICIT_EXPORT_PATHS):
+        return described_document(result)
+    doc = export_head(result)
+    doc["basis"] = general_basis_paths(result)
+    doc.update(export_tail(result))
+    return doc
+
+
+def paths_export_pieces(result) -> Iterator[str]:
+    """The paths export (``general_export(result, "paths")``) as JSON text in pieces, a block of
+    paths at a time: ``solve --export-paths`` streams a basis too big to hold as one document."""
+    head = json.dumps(export_head(result))
+    yield head[:-1] + ', "basis": ['
+    first = True
+    for block in result.basis:
+        for start in range(0, len(block), _PIECE_ROWS):  # a piece's path dicts stay a few MB
+            paths = block_paths(result.network, block.take(slice(start, start + _PIECE_ROWS)))
+            yield ("" if first else ", ") + json.dumps(paths)[1:-1]
+            first = False
+    tail = json.dumps(export_tail(result))
+    yield "]" + (", " + tail[1:] if tail != "{}" else "}")
+
+
+def export_head(result) -> dict:
+    """The fields of a paths export before its ``basis``."""
     net = result.network
-    doc = {
-        "spec": net.to_dict(), "engine": result.engine, "m": net.m, "H": net.H, "certified": result.certified,
-        "basis": general_basis_paths(result),
-    }
+    return {"spec": net.to_dict(), "engine": result.engine, "m": net.m, "H": net.H, "certified": result.certified}
+
+
+def export_tail(result) -> dict:
+    """The fields of a paths export after its ``basis``: the DEAH engines' parts, repairs and
+    discards with their certificates."""
+    net, doc = result.network, {}
     core = result.core
     if core is not None:
         doc["parts"] = result.parts

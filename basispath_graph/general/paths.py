@@ -137,6 +137,28 @@ def path_block(net: GeneralNetwork, path: GeneralPath) -> GeneralBlock:
                         np.array([[0 if t is None else t for t in taps]], dtype=np.int64).reshape(1, len(taps)))
 
 
+def find_general_path(net: GeneralNetwork, blocks, target: GeneralPath) -> int | None:
+    """Basis index of a general path in ``blocks`` (a list, or a described basis: found without
+    listing it), or None."""
+    index_of = getattr(blocks, "index_of", None)
+    if index_of is not None:
+        return index_of(target)
+    nodes, taps = target
+    layers = tuple(l for l, _ in nodes)
+    row = np.asarray([i for _, i in nodes], dtype=np.int64)
+    tap_row = np.asarray([0 if t is None else t for t in taps], dtype=np.int64)
+    start = 0
+    for b in blocks:
+        if tuple(b.layers) == layers and len(b) and all(
+            net.connections[k].trainable == (t is not None) for k, t in zip(b.hops, taps)
+        ):
+            hit = np.flatnonzero((b.nodes == row).all(axis=1) & (b.taps == tap_row).all(axis=1))
+            if len(hit):
+                return start + int(hit[0])
+        start += len(b)
+    return None
+
+
 def certify_general(net: GeneralNetwork, paths: list[GeneralPath]) -> Verdict:
     """Decide exactly whether ``paths`` is a basis path set of ``net`` (see the module doc).
 

@@ -36,7 +36,7 @@ from .described import DescribedBasis, Family, family_block
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "designated_walks", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -56,6 +56,8 @@ class Walks:
     out_hops: dict[int, tuple[int, ...]]
     out_nodes: dict[int, np.ndarray]
     rule: ChoiceRule | None = None  # a layered network's seeded choice of designated neurons
+    pred_from: dict[int, np.ndarray] | None = None  # layer -> neuron of the pred's source, per neuron
+    succ_to: dict[int, np.ndarray] | None = None  # layer -> neuron of the succ's target, per neuron
 
 
 def _designated(net: GeneralNetwork, into: bool, identities: bool, rule: ChoiceRule | None) -> dict[int, int]:
@@ -96,6 +98,17 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
     (the walks of N, the network without identity connections). ``rule``: a layered network's
     seeded choice rule (``skeleton.skeleton_basis``), which designates consecutive layers."""
     pred, succ = _designated(net, True, identities, rule), _designated(net, False, identities, rule)
+    sizes = [np.arange(layer.size, dtype=np.int64) for layer in net.layers]
+    pred_from = {layer: _follow(net, k, sizes[layer], True, rule) for layer, k in pred.items()}
+    succ_to = {layer: _follow(net, k, sizes[layer], False, rule) for layer, k in succ.items()}
+    return walks_from(net, pred, pred_from, succ, succ_to, rule)
+
+
+def walks_from(net: GeneralNetwork, pred: dict[int, int], pred_from: dict[int, np.ndarray], succ: dict[int, int],
+               succ_to: dict[int, np.ndarray], rule: ChoiceRule | None = None) -> Walks:
+    """The walks of designations given per layer: the connection in (``pred``) and, for each of
+    the layer's neurons, the neuron it comes from over it (``pred_from``); likewise out
+    (``succ``, ``succ_to``). A file's description (``described_io``) is read back through here."""
     in_layers, in_hops, in_nodes = {}, {}, {}
     for layer in range(len(net.layers)):  # topological order: a pred's source comes first
         idx = np.arange(net.layers[layer].size, dtype=np.int64)
@@ -104,7 +117,7 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
             continue
         k = pred[layer]
         a = net.connections[k].source
-        prev = in_nodes[a][_follow(net, k, idx, True, rule)]
+        prev = in_nodes[a][pred_from[layer]]
         in_layers[layer], in_hops[layer] = in_layers[a] + (layer,), in_hops[a] + (k,)
         in_nodes[layer] = np.concatenate([prev, idx[:, None]], axis=1)
     out_layers, out_hops, out_nodes = {}, {}, {}
@@ -115,10 +128,10 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
             continue
         k = succ[layer]
         b = net.connections[k].target
-        nxt = out_nodes[b][_follow(net, k, idx, False, rule)]
+        nxt = out_nodes[b][succ_to[layer]]
         out_layers[layer], out_hops[layer] = (layer,) + out_layers[b], (k,) + out_hops[b]
         out_nodes[layer] = np.concatenate([idx[:, None], nxt], axis=1)
-    return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes, rule)
+    return Walks(pred, succ, in_layers, in_hops, in_nodes, out_layers, out_hops, out_nodes, rule, pred_from, succ_to)
 
 
 def designated_weights(net: GeneralNetwork, w: Walks, k: int) -> np.ndarray:
@@ -128,13 +141,13 @@ def designated_weights(net: GeneralNetwork, w: Walks, k: int) -> np.ndarray:
     a, b = c.source, c.target
     sb = net.layers[b].size if c.kind == "dense" else 1
     ids = []
-    if w.pred.get(b) == k:  # pred of (b, j) is (a, follow(j)) with tap 0
+    if w.pred.get(b) == k:  # pred of (b, j) is (a, pred_from[j]) with tap 0
         j = np.arange(net.layers[b].size, dtype=np.int64)
-        i = _follow(net, k, j, True, w.rule)
+        i = w.pred_from[b]
         ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
-    if w.succ.get(a) == k:  # succ of (a, i) is (b, follow(i)) with tap 0
+    if w.succ.get(a) == k:  # succ of (a, i) is (b, succ_to[i]) with tap 0
         i = np.arange(net.layers[a].size, dtype=np.int64)
-        j = _follow(net, k, i, False, w.rule)
+        j = w.succ_to[a]
         ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
     return np.unique(np.concatenate(ids)) if ids else np.zeros(0, dtype=np.int64)
 

@@ -26,6 +26,8 @@ WRITES = (
     "insert_chains",
     "insert_basis_paths",
     "link_kept",
+    "insert_designations",
+    "insert_families",
     "link_discarded",
     "link_from_substructure",
     "insert_discards",

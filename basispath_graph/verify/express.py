@@ -178,8 +178,12 @@ class Expresser:
 
     def _solve(self, q: list[int], name) -> list[tuple[int, int]]:
         """Coefficients of the path with weights ``q``; ``name()`` names it in an error."""
+        return self._solve_vector(dict.fromkeys(q, 1), name)
+
+    def _solve_vector(self, res: dict[int, int], name) -> list[tuple[int, int]]:
+        """Coefficients of the integer vector ``res`` (weight id -> entry, consumed)."""
         owner, private, peeled = self._owner, self.private, self.peeled
-        res: dict[int, int] = dict.fromkeys(q, 1)
+        q = list(res)
         out: dict[int, int] = {}
 
         # 1. Peeled paths, increasing peel index. Only paths owning a weight on which the

@@ -12,4 +12,8 @@ CREATE INDEX substructure_run IF NOT EXISTS FOR (n:SubstructurePath) ON (n.run);
 CREATE INDEX basis_path_run_text IF NOT EXISTS FOR (n:BasisPath) ON (n.run, n.text);
 CREATE INDEX basis_path_run_id IF NOT EXISTS FOR (n:BasisPath) ON (n.run, n.id);
 CREATE INDEX discard_run IF NOT EXISTS FOR (n:Discard) ON (n.run);
-CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status)
+CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status);
+CREATE CONSTRAINT designation_uid IF NOT EXISTS FOR (n:Designation) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT family_uid IF NOT EXISTS FOR (n:Family) REQUIRE n.uid IS UNIQUE;
+CREATE INDEX designation_run IF NOT EXISTS FOR (n:Designation) ON (n.run);
+CREATE INDEX family_run IF NOT EXISTS FOR (n:Family) ON (n.run)

@@ -5,4 +5,6 @@ MATCH (n:BasisPath {run: $run}) DETACH DELETE n;
 MATCH (n:Discard {run: $run}) DETACH DELETE n;
 MATCH (n:Chain {run: $run}) DETACH DELETE n;
 MATCH (n:SubdivisionSet {run: $run}) DETACH DELETE n;
-MATCH (n:SubstructurePath {run: $run}) DETACH DELETE n
+MATCH (n:SubstructurePath {run: $run}) DETACH DELETE n;
+MATCH (n:Designation {run: $run}) DELETE n;
+MATCH (n:Family {run: $run}) DELETE n
