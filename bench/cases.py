@@ -134,11 +134,19 @@ QUICK_CASES = (
 # engine over the width sweep, densenet and resnet of depth 8. Faithful deah stops at width 128:
 # at 256 it runs for several minutes per network (bench/results.md).
 CALIBRATION_WIDTHS = (32, 64, 128, 256, 512)
-CALIBRATION_CASES = (
-    [_c("skeleton", f"{fam}-8x{w}", 150) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS]
+#: The skeleton on general networks (the described basis, general/described.py) over depth and
+#: width: the torchvision networks of bench/specs/ (ResNet-18 to 152, wide ResNet-50, DenseNet-121,
+#: Inception-v3, VGG-16/19) and the CIFAR ResNet-20 and VGG-11 presets.
+CALIBRATION_GENERAL = ("resnet20", "vgg11", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
+                       "densenet121", "inception_v3", "vgg16", "vgg19")
+CALIBRATION_CASES = [
+    # measured as they run: the guard being calibrated must not refuse them
+    {**case, "guard": False, **({"repeat": 3} if case["kind"] == "skeleton" else {})}  # the median of 3 (case.py --repeat)
+    for case in [_c("skeleton", f"{fam}-8x{w}", 150) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS]
+    + [_c("skeleton", net, 150) for net in CALIBRATION_GENERAL] + [_c("skeleton", "resnet-32x128", 150), _c("skeleton", "deep-32x16", 150)]
     + [_c("deah-complete", f"{fam}-8x{w}", 300) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS]
     + [_c("deah", f"{fam}-8x{w}", 300) for fam in ("dense", "resnet") for w in CALIBRATION_WIDTHS if w <= 128]
-)
+]
 
 # The timeout of a KIND/NET given with --only that is in neither suite (store-neo4j: 2.5x store).
 DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "step1": 60, "baseline-all": 90, "deah": 240, "deah-complete": 240,
@@ -165,11 +173,14 @@ def case_for_name(pattern: str) -> list[dict]:
 
 def select_cases(only: list[str] | None, quick: bool, calibration: bool = False) -> tuple[list[dict], str]:
     """The cases to run and the mode's name: --only patterns (names, globs, comma lists, any
-    KIND/NET), else the calibration, the quick or the full suite."""
-    if calibration:
+    KIND/NET; with --calibration, among the calibration's cases, unguarded), else the calibration,
+    the quick or the full suite."""
+    calibration_only = calibration and bool(only)
+    if calibration and not only:
         return list(CALIBRATION_CASES), "calibration of the resource estimates"
     if only:
-        pool = {c["name"]: c for c in FULL_CASES + QUICK_CASES}
+        pool = {c["name"]: c for c in CALIBRATION_CASES if calibration_only}
+        pool.update({c["name"]: c for c in FULL_CASES + QUICK_CASES if c["name"] not in pool})
         chosen: list[dict] = []
         for pattern in (p for arg in only for p in arg.split(",") if p):
             hits = [c for name, c in pool.items() if fnmatch.fnmatchcase(name, pattern)] or case_for_name(pattern)

@@ -263,7 +263,7 @@ def write_results(records: list[dict], meta: dict, full: bool, out_prefix: Path)
     grow = growth(records, SWEEP_FULL)  # whichever sweep points ran
     base = baseline_rows(records)
     # A partial run judges the targets of the issue 26 networks it measured (bench/specs/), no others.
-    targs = judge(records, grow, base) if full else judge_networks(records)
+    targs = judge(records, grow, base) if full else [] if meta["mode"].startswith("calibration") else judge_networks(records)
     text = report(records, grow, base, targs, meta)
     if not full:
         note = ("Only the targets of the torchvision networks measured here are judged; the others only by the full suite"
