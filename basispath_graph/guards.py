@@ -24,6 +24,7 @@ from .network import Network
 __all__ = [
     "ResourceLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "check_memory", "check_time",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
+    "out_of_memory_message",
 ]
 
 MEMORY_ENV = "BASISPATH_MAX_MEMORY_GB"
@@ -141,7 +142,8 @@ def check_skeleton(network, memory_limit: int | None, time_limit: float | None) 
     check_time("skeleton", SECONDS["skeleton"], m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}",
                connections=connections, neuron_depth=neuron_depth)
     if memory_limit is not None:
-        check_memory("skeleton", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
+        name = f" on {network.name}" if getattr(network, "name", "") else ""
+        check_memory(f"skeleton{name}", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
                      connections=connections, neuron_depth=neuron_depth)
 
 
@@ -212,10 +214,29 @@ def candidate_paths(network: Network, substructures) -> int:
     return total
 
 
+#: The last memory estimate this process made (``check_memory``): (what, bytes, limit), so that a
+#: MemoryError later can be reported with it (``out_of_memory_message``, the CLI's main).
+_last_estimate: tuple[str, float, int] | None = None
+
+
+def out_of_memory_message() -> str:
+    """One line for a MemoryError: what ran out, the last estimate, and the flag."""
+    if _last_estimate is None:
+        head = "out of memory: this run needed more than this machine gave (no estimate was made)"
+    else:
+        what, needed, limit = _last_estimate
+        head = (f"out of memory: {what} needed more than this machine gave (estimated {_size(needed)},"
+                f" under the limit of {_size(limit)})")
+    return (f"{head}; free memory or run it where more is available, and set --max-memory-gb / {MEMORY_ENV}"
+            " to what this process may really use so that such a run is refused before it starts")
+
+
 def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
                  connections: int = 0, neuron_depth: int = 0) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes."""
+    global _last_estimate
     needed = model(m, candidates, connections, neuron_depth)
+    _last_estimate = (what, needed, limit)
     lowest = model.lowest * needed
     if lowest > limit:
         raise ResourceLimit(

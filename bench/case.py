@@ -254,9 +254,11 @@ def case_deah_complete_general(net) -> dict:
     from basispath_graph.guards import ResourceLimit
 
     t0 = time.perf_counter()
+    from basispath_graph.errors import BadInput
+
     try:
         r = solve_general(net, "deah-complete", on_stage=Stages(), memory_limit=MEMORY_LIMIT)
-    except ResourceLimit as exc:
+    except (ResourceLimit, BadInput) as exc:  # the guard's estimate, or a network the engine does not read (one line)
         return _refused(exc, t0)
     total = time.perf_counter() - t0
     core = r.core
