@@ -143,8 +143,8 @@ def check_skeleton(network, memory_limit: int | None, time_limit: float | None) 
                connections=connections, neuron_depth=neuron_depth)
     if memory_limit is not None:
         name = f" on {network.name}" if getattr(network, "name", "") else ""
-        check_memory(f"skeleton{name}", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
-                     connections=connections, neuron_depth=neuron_depth)
+        check_memory("skeleton", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
+                     connections=connections, neuron_depth=neuron_depth, subject=f"skeleton{name}")
 
 
 class ResourceLimit(LimitExceeded):
@@ -232,11 +232,12 @@ def out_of_memory_message() -> str:
 
 
 def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
-                 connections: int = 0, neuron_depth: int = 0) -> None:
-    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes."""
+                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes (``subject``:
+    what a later out-of-memory message calls the run, default ``what``)."""
     global _last_estimate
     needed = model(m, candidates, connections, neuron_depth)
-    _last_estimate = (what, needed, limit)
+    _last_estimate = (subject or what, needed, limit)
     lowest = model.lowest * needed
     if lowest > limit:
         raise ResourceLimit(
