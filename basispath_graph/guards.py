@@ -3,8 +3,10 @@
 Being refused with the estimate beats being killed by the operating system halfway. Peak memory
 and time are modelled per engine as ``fixed + per_weight * m + per_candidate * candidates``
 (``CostModel``; candidates are the paths in the B_r of the selected substructures, known after
-Step 1, before any B_r exists), fitted by bench/fit_estimates.py to the calibration runs of
-``make calibrate`` (bench/calibration.json: every engine on densenet and resnet 8xW, W 32-512).
+Step 1, before any B_r exists), and for the skeleton ``fixed + per_weight * m + per_connection *
+connections + per_neuron_depth * H x depth``, fitted by bench/fit_estimates.py to the calibration
+runs of ``make calibrate`` (bench/calibration.json: every engine on densenet and resnet 8xW, W
+32-512; the skeleton also over depth, on the torchvision networks of bench/specs/).
 tests/test_guards.py holds every estimate there within 2x of the measurement. A limit refuses
 only when even the lowest estimate (``CostModel.lowest`` times the estimate: no calibration run
 needed less) is over it, so a network measured to fit is never refused. Time limits apply only
@@ -21,7 +23,8 @@ from .network import Network
 
 __all__ = [
     "ResourceLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "check_memory", "check_time",
-    "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features",
+    "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
+    "out_of_memory_message",
 ]
 
 MEMORY_ENV = "BASISPATH_MAX_MEMORY_GB"
@@ -30,24 +33,40 @@ TIME_ENV = "BASISPATH_MAX_SECONDS"
 
 @dataclass(frozen=True)
 class CostModel:
-    """``fixed + per_weight * m + per_candidate * candidates`` (bytes or seconds); ``lowest``:
-    the smallest measured / estimated on the calibration runs, so ``lowest * estimate`` is a
-    bound no calibration run went under."""
+    """``fixed + per_weight * m + per_candidate * candidates + per_connection * connections +
+    per_neuron_depth * neuron_depth`` (bytes or seconds); ``lowest``: the smallest measured /
+    estimated on the calibration runs, so ``lowest * estimate`` is a bound no calibration run
+    went under. The last two features are the skeleton's (``skeleton_features``): one weight
+    family per connection, and designated walks and explicit paths of O(H x depth) numbers."""
 
     fixed: float
     per_weight: float
     per_candidate: float = 0.0
     lowest: float = 1.0
+    per_connection: float = 0.0
+    per_neuron_depth: float = 0.0
 
-    def __call__(self, m: int, candidates: int = 0) -> float:
-        return self.fixed + self.per_weight * m + self.per_candidate * candidates
+    def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0) -> float:
+        return (self.fixed + self.per_weight * m + self.per_candidate * candidates
+                + self.per_connection * connections + self.per_neuron_depth * neuron_depth)
 
 
-# Fitted by bench/fit_estimates.py to bench/calibration.json (2026-11-23, 2 cores); the last
+# The skeleton, described (general/described.py; layered networks too): fitted by
+# bench/fit_estimates.py to the skeleton runs of bench/calibration.json (2026-11-25, 2 cores, the
+# median of 3 solves each): densenet and resnet 8xW (W 32-512), resnet-32x128, deep-32x16, the
+# CIFAR ResNet-20 and VGG-11 presets and the torchvision networks of bench/specs/ (ResNet-18 to
+# 152, wide ResNet-50, DenseNet-121, Inception-v3, VGG-16/19): a sweep over depth and width.
+# m alone is off by up to 2.1x on memory and 10x on time (DenseNet-121: 8 M weights, 1,910
+# connections, 44,576 hidden neurons on paths of up to 184 layers); with the connections and
+# H x depth every run is within 2x. Arguments: fixed, per weight, 0, lowest, per connection, per
+# H x depth.
+SKELETON_MEMORY = CostModel(4.267e7, 17.76, 0, 0.92, 0, 76.69)
+SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
+# The DEAH engines: fitted by bench/fit_estimates.py to bench/calibration.json (2026-11-23, 2 cores); the last
 # number is the smallest measured / estimated there, rounded down (the largest: skeleton 1.16,
 # deah-complete 1.49, deah 1.34 for memory; 1.39, 1.74, 1.34 for time).
 MEMORY = {
-    "skeleton": CostModel(41.5e6, 525, 0, 0.85),
+    "skeleton": SKELETON_MEMORY,
     "deah-complete": CostModel(123e6, 0, 320, 0.66),
     "deah": CostModel(57.5e6, 0, 1151, 0.74),
 }
@@ -59,7 +78,7 @@ MEMORY = {
 # 6.40 GB measured, bench/results-resnet18.md).
 MEMORY["general deah"] = CostModel(97e6, 1082, 0, 0.9)
 SECONDS = {
-    "skeleton": CostModel(0.013, 1.27e-6, 0, 0.72),
+    "skeleton": SKELETON_SECONDS,
     "deah-complete": CostModel(0.257, 0, 2.01e-6, 0.57),
     "deah": CostModel(0, 0, 8.39e-5, 0.74),
 }
@@ -69,14 +88,63 @@ SECONDS = {
 SECONDS["general deah"] = CostModel(0, 5.7e-6, 0, 0.5)
 
 
-def features(network: Network, engine: str) -> tuple[int, int]:
-    """(m, candidates) of a network for ``engine``'s estimates (Step 1 runs for the DEAH engines)."""
+def skeleton_features(network) -> tuple[int, int]:
+    """(connections, H x depth) of a layered or general network: its trainable-or-not connections
+    (a layered network: one per pair of layers joined, skips included) and its hidden neurons
+    times the layers on its longest input-to-output path."""
+    if getattr(network, "connections", None) is not None:  # a general network
+        n, edges = len(network.layers), [(c.source, c.target) for c in network.connections]
+    else:
+        n = network.L + 1
+        edges = [(a, b) for a in range(n) for b in network.successors[a]]
+    succ: dict[int, list[int]] = {}
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+    longest = [1] * n
+    for a in reversed(_topological(n, succ)):
+        if a not in succ:
+            continue
+        longest[a] = max(1 + longest[b] for b in succ[a])
+    return len(edges), network.H * max(longest, default=1)
+
+
+def _topological(n: int, succ: dict[int, list[int]]) -> list[int]:
+    """The layers in an order where every connection goes forward."""
+    indegree = [0] * n
+    for targets in succ.values():
+        for b in targets:
+            indegree[b] += 1
+    order, ready = [], [a for a in range(n) if indegree[a] == 0]
+    while ready:
+        a = ready.pop()
+        order.append(a)
+        for b in succ.get(a, ()):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    return order
+
+
+def features(network: Network, engine: str) -> tuple[int, int, int, int]:
+    """(m, candidates, connections, H x depth) of a network for ``engine``'s estimates: the
+    skeleton uses m and the last two, the DEAH engines m and candidates (Step 1 runs for them)."""
     if engine == "skeleton":
-        return network.m, 0
+        return (network.m, 0, *skeleton_features(network))
     from .deah.step1_substructures import run_step1
 
     step1 = run_step1(network)
-    return network.m, candidate_paths(network, [step1.paths[i].layers for i in step1.selected])
+    return network.m, candidate_paths(network, [step1.paths[i].layers for i in step1.selected]), 0, 0
+
+
+def check_skeleton(network, memory_limit: int | None, time_limit: float | None) -> None:
+    """The skeleton engine's guards on a layered or general network (``ResourceLimit``)."""
+    m, _, connections, neuron_depth = features(network, "skeleton")
+    check_time("skeleton", SECONDS["skeleton"], m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}",
+               connections=connections, neuron_depth=neuron_depth)
+    if memory_limit is not None:
+        name = f" on {network.name}" if getattr(network, "name", "") else ""
+        check_memory("skeleton", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
+                     connections=connections, neuron_depth=neuron_depth, subject=f"skeleton{name}")
 
 
 class ResourceLimit(LimitExceeded):
@@ -126,9 +194,10 @@ def _seconds(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
 
 
-def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str) -> None:
+def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str,
+               connections: int = 0, neuron_depth: int = 0) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit)."""
-    seconds = model(m, candidates)
+    seconds = model(m, candidates, connections, neuron_depth)
     lowest = model.lowest * seconds
     if limit is not None and lowest > limit:
         raise ResourceLimit(
@@ -145,9 +214,30 @@ def candidate_paths(network: Network, substructures) -> int:
     return total
 
 
-def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str) -> None:
-    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes."""
-    needed = model(m, candidates)
+#: The last memory estimate this process made (``check_memory``): (what, bytes, limit), so that a
+#: MemoryError later can be reported with it (``out_of_memory_message``, the CLI's main).
+_last_estimate: tuple[str, float, int] | None = None
+
+
+def out_of_memory_message() -> str:
+    """One line for a MemoryError: what ran out, the last estimate, and the flag."""
+    if _last_estimate is None:
+        head = "out of memory: this run needed more than this machine gave (no estimate was made)"
+    else:
+        what, needed, limit = _last_estimate
+        head = (f"out of memory: {what} needed more than this machine gave (estimated {_size(needed)},"
+                f" under the limit of {_size(limit)})")
+    return (f"{head}; free memory or run it where more is available, and set --max-memory-gb / {MEMORY_ENV}"
+            " to what this process may really use so that such a run is refused before it starts")
+
+
+def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
+                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes (``subject``:
+    what a later out-of-memory message calls the run, default ``what``)."""
+    global _last_estimate
+    needed = model(m, candidates, connections, neuron_depth)
+    _last_estimate = (subject or what, needed, limit)
     lowest = model.lowest * needed
     if lowest > limit:
         raise ResourceLimit(

@@ -25,7 +25,7 @@ from .errors import BadInput
 from .result import PlainPath, Repair, Result
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
-from .guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
+from .guards import check_skeleton
 from .timing import StageTimer
 from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
 from .verify.checks import Checker, check_certificates
@@ -148,11 +148,7 @@ def solve(
     timer = StageTimer(on_stage=on_stage)
     timings = timer.timings
     if engine == "skeleton":
-        check_time("skeleton", SECONDS["skeleton"], network.m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}")
-        if memory_limit is not None:
-            check_memory(
-                "skeleton", MEMORY["skeleton"], network.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}"
-            )
+        check_skeleton(network, memory_limit, time_limit)
         with timer.stage("engine"):
             basis = skeleton_basis(network, seed)
         with timer.stage("certify"):

@@ -5,7 +5,10 @@ Usage: python bench/case.py --net NAME --engine KIND [--store-dir DIR | --store-
 
 NAME is ``<family>-<depth>x<width>`` with family dense / deep (both DenseNet-style), resnet, mlp,
 unet (a preset of basispath_graph.presets), or a real architecture of
-basispath_graph.general.presets (resnet18, resnet34, resnet20, vgg11: skeleton and deah-complete). KIND is one of:
+basispath_graph.general.presets (resnet18, resnet34, resnet20, vgg11: skeleton and deah-complete), or the
+name of a committed spec in bench/specs/ (torchvision networks read at channel level by
+tools/torchvision_specs.py: resnet50, densenet121, inception_v3, vgg19, ...; a file there wins
+over a preset of the same name). KIND is one of:
 
 skeleton      solve(engine="skeleton"): materialise time, basis paths / s, certification time
 deah          solve(engine="deah"): seconds per step, certified?, repairs
@@ -39,6 +42,7 @@ import sys
 import time
 import traceback
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -46,6 +50,7 @@ from basispath_graph.presets import preset_network
 
 FAMILIES = {"dense": "densenet", "deep": "densenet", "densenet": "densenet", "resnet": "resnet", "mlp": "mlp", "unet": "unet"}
 PROGRESS_EVERY_S = 1.0
+SPECS = Path(__file__).resolve().parent / "specs"  # NET names that are files here: bench/specs/NET.json
 
 
 def emit(event: str, **data) -> None:
@@ -59,6 +64,11 @@ def rss_mb() -> float:
 def parse_net(name: str):
     from basispath_graph.general.presets import GENERAL_FAMILIES, general_preset_spec
 
+    spec_file = SPECS / f"{name}.json"
+    if "/" not in name and spec_file.is_file():  # a committed torchvision spec (tools/torchvision_specs.py)
+        from basispath_graph.general.model import parse_general
+
+        return parse_general(json.loads(spec_file.read_text()), name, 10**12)
     if name in GENERAL_FAMILIES:  # a real architecture at channel level (a general network)
         from basispath_graph.general.model import parse_general
 
@@ -109,6 +119,19 @@ def rounded(timings: dict) -> dict:
 # ----------------------------------------------------------------------------------------------
 
 
+#: --memory-limit-bytes: the guard's limit for the general cases (run.py passes its --mem-cap-gb),
+#: so that what the harness would kill is refused first, with the estimate, where the guard knows.
+MEMORY_LIMIT: int | None = None
+#: --repeat: skeleton cases solve this many times in the process and report the median time (the
+#: calibration: a single solve of VGG-11 took 0.64 s and 6.6 s in two runs on this shared machine,
+#: its time going to page faults of the ~2 GB it allocates).
+REPEAT = 1
+
+
+def _refused(exc, t0: float) -> dict:
+    return {"status": "refused", "message": f"{type(exc).__name__}: {exc}", "total_s": time.perf_counter() - t0}
+
+
 def case_skeleton(net) -> dict:
     from basispath_graph.general.model import GeneralNetwork
     from basispath_graph.solver import solve
@@ -116,11 +139,15 @@ def case_skeleton(net) -> dict:
     if isinstance(net, GeneralNetwork):
         return case_skeleton_general(net)
 
-    t0 = time.perf_counter()
-    r = solve(net, "skeleton", 0, on_stage=Stages())
-    total = time.perf_counter() - t0
+    runs = []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        r = solve(net, "skeleton", 0, on_stage=Stages())
+        runs.append((time.perf_counter() - t0, r))
+    total, r = sorted(runs, key=lambda x: x[0])[len(runs) // 2]  # the median run (--repeat)
     eng = r.timings["engine"]
     return {
+        **({"runs_s": [round(t, 4) for t, _ in runs]} if REPEAT > 1 else {}),
         "total_s": total,
         "timings": rounded(r.timings),
         "basis_size": r.basis_size,
@@ -133,12 +160,20 @@ def case_skeleton(net) -> dict:
 def case_skeleton_general(net) -> dict:
     """The skeleton engine on a general network (general.solve): materialise, certify."""
     from basispath_graph.general.solve import solve_general
+    from basispath_graph.guards import ResourceLimit
 
-    t0 = time.perf_counter()
-    r = solve_general(net)
-    total = time.perf_counter() - t0
+    runs = []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        try:
+            r = solve_general(net, memory_limit=MEMORY_LIMIT)
+        except ResourceLimit as exc:
+            return _refused(exc, t0)
+        runs.append((time.perf_counter() - t0, r))
+    total, r = sorted(runs, key=lambda x: x[0])[len(runs) // 2]  # the median run (--repeat)
     mat = r.timings["materialise"]
     return {
+        **({"runs_s": [round(t, 4) for t, _ in runs]} if REPEAT > 1 else {}),
         "total_s": total,
         "timings": rounded({"engine": mat, **r.timings}),
         "basis_size": r.basis_size,
@@ -216,9 +251,15 @@ def case_deah_complete_general(net) -> dict:
     """deah-complete on a general network (general.deah_solve): the layered run on the tap-0
     core, the tap lift, extra layers, the identity forest, and the certification of the union."""
     from basispath_graph.general.solve import solve_general
+    from basispath_graph.guards import ResourceLimit
 
     t0 = time.perf_counter()
-    r = solve_general(net, "deah-complete", on_stage=Stages())
+    from basispath_graph.errors import BadInput
+
+    try:
+        r = solve_general(net, "deah-complete", on_stage=Stages(), memory_limit=MEMORY_LIMIT)
+    except (ResourceLimit, BadInput) as exc:  # the guard's estimate, or a network the engine does not read (one line)
+        return _refused(exc, t0)
     total = time.perf_counter() - t0
     core = r.core
     return {
@@ -510,7 +551,12 @@ def main() -> None:
     ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
     ap.add_argument("--store-uri", help="store: a Neo4j server (bolt:// or neo4j://) instead of --store-dir")
     ap.add_argument("--store-engine", default="deah", choices=["deah", "deah-complete", "skeleton"])
+    ap.add_argument("--memory-limit-bytes", type=int,
+                    help="general networks (skeleton, deah-complete): refuse with the guard's estimate over this (ResourceLimit: status refused)")
+    ap.add_argument("--repeat", type=int, default=1, help="skeleton: solve this many times, report the median time")
     args = ap.parse_args()
+    global MEMORY_LIMIT, REPEAT
+    MEMORY_LIMIT, REPEAT = args.memory_limit_bytes, max(1, args.repeat)
     net = parse_net(args.net)
     depth = net.L if hasattr(net, "L") else len(net.layers) - 1  # a general network: layers - 1
     emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=depth, rss_start_mb=round(rss_mb(), 1))

@@ -52,6 +52,19 @@ def fmb(x: float | None) -> str:
     return f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.0f} MB"
 
 
+def bytes_per_weight(rec: dict) -> float | None:
+    """Peak RSS (bytes, ru_maxrss) / m of a case record; None when either is unknown or the case
+    did no work (refused, error, skipped). A killed case's (timeout, memory-cap) is a lower bound."""
+    m, peak = (rec.get("network") or {}).get("m"), rec.get("peak_rss_mb")
+    if rec.get("status") not in ("ok", "timeout", "memory-cap"):
+        return None
+    return None if not m or peak is None else peak * 2**20 / m
+
+
+def fbpw(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}" if x < 100 else f"{x:,.0f}"
+
+
 def md_table(header: list[str], rows: list[list[str]]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]

@@ -12,8 +12,8 @@ import math
 from pathlib import Path
 
 from cases import BASELINE_ENGINES, DEAH_ENGINES, SWEEP_FULL
-from describe import baseline_estimate, case_time, details, dominant_stage, engine_key, fmb, fn, fs, ft, killed_at_s, md_table
-from targets import judge
+from describe import baseline_estimate, bytes_per_weight, case_time, fbpw, details, dominant_stage, engine_key, fmb, fn, fs, ft, killed_at_s, md_table
+from targets import judge, judge_networks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,7 +139,8 @@ def baseline_rows(records: list[dict]) -> list[dict]:
 
 def report(records, grow, base, targs, meta) -> str:
     L = [f"# Benchmark results ({meta['mode']})", ""]
-    L.append(f"Generated {meta['generated']} on {meta['machine']}; total elapsed {fs(meta['total_elapsed_s'])}"
+    L.append(f"Generated {meta['generated']} on {meta['machine']}"
+             + (f", commit {meta['commit']}" if meta.get("commit") else "") + f"; total elapsed {fs(meta['total_elapsed_s'])}"
              f" (suite budget {meta['budget_s'] / 60:.0f} min). Seed 0 everywhere.")
     if meta.get("rendered"):
         L.append(f"Report re-derived from the recorded cases on {meta['rendered']} (bench/run.py --render; nothing re-run).")
@@ -151,8 +152,12 @@ def report(records, grow, base, targs, meta) -> str:
     for r in records:
         net = r["network"]
         rows.append([r["name"], fn(net.get("m")), r["status"], fs(case_time(r)) if case_time(r) is not None else
-                     (f"> {ft(r['timeout_s'])}" if r["status"] == "timeout" else "-"), dominant_stage(r), fmb(r["peak_rss_mb"]), details(r)])
-    L.append(md_table(["case", "m", "status", "time", "dominant stage", "peak RSS", "details"], rows))
+                     (f"> {ft(r['timeout_s'])}" if r["status"] == "timeout" else "-"), dominant_stage(r), fmb(r["peak_rss_mb"]),
+                     fbpw(bytes_per_weight(r)), details(r)])
+    L.append(md_table(["case", "m", "status", "time", "dominant stage", "peak RSS", "bytes/weight", "details"], rows))
+    L.append("")
+    L.append("bytes/weight: peak RSS / m (the whole process: interpreter, numpy and the network included; a killed"
+             " case's is a lower bound).")
 
     deah = [r for r in records if r["kind"] in DEAH_ENGINES]
     if deah:
@@ -257,10 +262,13 @@ def write_results(records: list[dict], meta: dict, full: bool, out_prefix: Path)
     """Derive growth, baseline and targets from the case records; print and write the report."""
     grow = growth(records, SWEEP_FULL)  # whichever sweep points ran
     base = baseline_rows(records)
-    targs = judge(records, grow, base) if full else []
+    # A partial run judges the targets of the issue 26 networks it measured (bench/specs/), no others.
+    targs = judge(records, grow, base) if full else [] if meta["mode"].startswith("calibration") else judge_networks(records)
     text = report(records, grow, base, targs, meta)
     if not full:
-        text = text.replace("\n## Cases", "\nTargets are judged only by the full suite (`make bench`).\n\n## Cases", 1)
+        note = ("Only the targets of the torchvision networks measured here are judged; the others only by the full suite"
+                if targs else "Targets are judged only by the full suite")
+        text = text.replace("\n## Cases", f"\n{note} (`make bench`).\n\n## Cases", 1)
     print()
     print(text)
     out_prefix.with_suffix(".md").write_text(text, encoding="utf-8")

@@ -24,6 +24,7 @@ import json
 import os
 import platform
 import signal
+import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -34,6 +35,26 @@ from report import write_results
 from runner import run_suite
 
 HERE = Path(__file__).resolve().parent
+
+
+def memory_text() -> str:
+    """' 24 GB memory,' (MemTotal), or '' where /proc/meminfo cannot be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
+        return f" {kb / 2**20:.0f} GB memory,"
+    except (OSError, StopIteration, ValueError):
+        return ""
+
+
+def commit() -> str | None:
+    """The checked-out commit (short hash, '+ local changes' when the tree differs), or None."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + (" + local changes" if dirty else "")
 
 
 def main() -> None:
@@ -58,7 +79,7 @@ def main() -> None:
     if args.render:
         path = Path(args.render)
         data = json.loads(path.read_text(encoding="utf-8"))
-        meta = {k: data[k] for k in ("generated", "mode", "machine", "total_elapsed_s", "budget_s", "mem_cap_mb") if k in data}
+        meta = {k: data[k] for k in ("generated", "mode", "machine", "commit", "total_elapsed_s", "budget_s", "mem_cap_mb") if k in data}
         meta.setdefault("mem_cap_mb", args.mem_cap_gb * 1024)
         meta["rendered"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         write_results(data["cases"], meta, data.get("mode") == "full suite", path.with_suffix(""))
@@ -87,7 +108,8 @@ def main() -> None:
         "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "mode": mode,
         "machine": f"{platform.node()} ({platform.system()} {platform.machine()}, {os.cpu_count()} CPUs,"
-                   f" Python {platform.python_version()})",
+                   f"{memory_text()} Python {platform.python_version()})",
+        "commit": commit(),
         "total_elapsed_s": round(total, 1),
         "budget_s": budget,
         "mem_cap_mb": args.mem_cap_gb * 1024,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cases import BASELINE_ENGINES, DEAH_ENGINES, SWEEP_FULL, store_engine, store_name
-from describe import (details, dominant_stage, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
+from cases import BASELINE_ENGINES, DEAH_ENGINES, SPEC_NETS, SWEEP_FULL, store_engine, store_name
+from describe import (bytes_per_weight, details, dominant_stage, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
                       shortened_text, stage_text, timeout_text)
 
 
@@ -31,6 +31,8 @@ LIMIT_TEXT = {  # unit -> how a limit reads in a label
     "rate": _si,  # per second; the label says of what
     "x": lambda x: f"{x:g}x",
     "number": lambda x: f"{x:g}",
+    "us": lambda x: f"{x * 1e6:g} µs",  # the limit is in seconds
+    "B": lambda x: f"{x:g} bytes",
 }
 
 
@@ -41,13 +43,14 @@ class Target:
     limit: float
     unit: str
     net: str = ""
+    base: float = 0.0  # a fixed part beside the limit per unit (net-memory: 0.5 GB + 64 bytes per weight)
 
     @property
     def limit_text(self) -> str:
         return LIMIT_TEXT[self.unit](self.limit)
 
     def label(self, **fields) -> str:
-        return self.template.format(limit=self.limit_text, net=self.net, **fields)
+        return self.template.format(limit=self.limit_text, net=self.net, base=f"{self.base:g}", **fields)
 
 
 TABLE = (
@@ -72,7 +75,12 @@ TABLE = (
     Target("complete-repairs", "deah-complete: {limit} repairs{which}", 0, "number"),
     Target("general-time", "skeleton basis of {net} (channel level, biases) built and certified <= {limit}", 60.0, "s", "resnet18"),
     Target("general-memory", "skeleton basis of {net} peak memory <= {limit}", 8.0, "GB", "resnet18"),
+    # issue 26, on the torchvision networks of bench/specs/ (cases.SPEC_NETS), every engine:
+    Target("net-memory", "{eng} on {on}: peak memory <= {base} GB + {limit} per weight", 64.0, "B", base=0.5),
+    Target("net-skeleton-time", "skeleton on {on} certified in <= {limit} per weight", 2e-6, "us"),
+    Target("net-depth-memory", "skeleton bytes per weight flat with depth: {net} vs {deep} within {limit}", 1.5, "x", "resnet18"),
 )
+DEEP = "resnet152"  # the deep end of net-depth-memory
 T = {t.key: t for t in TABLE}
 
 
@@ -249,14 +257,27 @@ def judge_run_vs_solve(v: Verdicts, eng: str) -> None:
           f"persist {fs(run['result']['persist_s'])}; run = solve + Step 1 relations + persist")
 
 
-def judge_complete_vs_skeleton(v: Verdicts) -> None:
-    """deah-complete against the skeleton engine (both with certification) wherever both ran."""
+def judge_complete_vs_skeleton(v: Verdicts, nets: list[str] | None = None) -> None:
+    """deah-complete against the skeleton engine (both with certification) wherever both ran
+    (``nets``: only these). A deah-complete case refused, over the memory cap, or killed by its
+    timeout after more than the limit times the skeleton's time is a MISS."""
     t = T["complete-vs-skeleton"]
-    nets = [r["net"] for r in v.records if r["kind"] == "deah-complete"]
+    if nets is None:
+        nets = [r["net"] for r in v.records if r["kind"] == "deah-complete"]
     for net in nets:
         c, k = v.by.get(f"deah-complete/{net}"), v.by.get(f"skeleton/{net}")
         target = t.label(on=net)
-        if k is None:
+        if k is None or c is None:
+            continue
+        if k["status"] == "ok" and c["status"] in ("refused", "memory-cap", "timeout"):
+            kt = k["result"]["total_s"]
+            measured, verdict = v.not_ok(c)
+            ran = c["timeout_s"] if c["status"] == "timeout" else killed_at_s(c)
+            if c["status"] == "timeout" and ran / kt <= t.limit:
+                v.add(target, measured, "NOT MEASURED", f"timed out after {fs(ran)}, not yet {t.limit_text} the skeleton's {fs(kt)}")
+            else:
+                v.add(target, measured, verdict + (f" (> {ran / kt:.0f}x the skeleton's {fs(kt)})" if c["status"] == "timeout" else ""),
+                      f"skeleton {fs(kt)}")
             continue
         if c["status"] != "ok" or k["status"] != "ok":
             v.add(target, "-", "NOT MEASURED", f"deah-complete: {c['status']}, skeleton: {k['status']}")
@@ -423,6 +444,66 @@ def judge_general(v: Verdicts) -> None:
         v.add(mem.label(), "-", "NOT MEASURED", "needs the time case to finish")
 
 
+def _networks_judged(v: Verdicts) -> None:
+    """Issue 26 on the torchvision networks of bench/specs/: memory per weight (every engine),
+    skeleton time per weight, deah-complete against the skeleton, bytes per weight against depth."""
+    mem, sk = T["net-memory"], T["net-skeleton-time"]
+    for rec in (r for r in v.records if r["net"] in SPEC_NETS and r["kind"] in ("skeleton",) + DEAH_ENGINES):
+        m = (rec.get("network") or {}).get("m")
+        target = mem.label(eng=rec["kind"], on=rec["net"])
+        bpw = bytes_per_weight(rec)
+        if rec["status"] == "ok" and m:
+            allowed = mem.base * 1e9 + mem.limit * m
+            peak = rec["peak_rss_mb"] * 2**20
+            v.add(target, f"{fmb(rec['peak_rss_mb'])} ({bpw:.1f} bytes/weight)",
+                  "PASS" if peak <= allowed else f"MISS by {(peak - allowed) / 1e9:.3g} GB ({peak / allowed:.1f}x the target)",
+                  f"allowed {allowed / 1e9:.2f} GB for m = {fn(m)}")
+        else:
+            measured, verdict = v.not_ok(rec)
+            v.add(target, measured, verdict, "" if bpw is None else f"peak up to the kill {fmb(rec['peak_rss_mb'])} ({bpw:.1f} bytes/weight, a lower bound)")
+    for net in SPEC_NETS:
+        rec = v.by.get(f"skeleton/{net}")
+        if rec is None:
+            continue
+        target = sk.label(on=net)
+        if rec["status"] != "ok":
+            v.add(target, *v.not_ok(rec))
+            continue
+        r, m = rec["result"], rec["network"]["m"]
+        per = r["total_s"] / m
+        verdict = ("PASS" if per <= sk.limit else f"MISS: {per * 1e6:.3g} µs ({per / sk.limit:.1f}x the target)") if r["certified"] \
+            else "MISS: not certified"
+        v.add(target, f"{per * 1e6:.3g} µs per weight ({fs(r['total_s'])}, " + ("certified)" if r["certified"] else "NOT certified)"),
+              verdict, f"allowed {fs(sk.limit * m)} for m = {fn(m)}")
+    judge_complete_vs_skeleton(v, [n for n in SPEC_NETS if f"deah-complete/{n}" in v.by])
+    d = T["net-depth-memory"]
+    a, b = v.by.get(f"skeleton/{d.net}"), v.by.get(f"skeleton/{DEEP}")
+    if a is not None or b is not None:
+        target = d.label(deep=DEEP)
+        if a is None or b is None or a["status"] != "ok" or b["status"] != "ok":
+            v.add(target, "-", "NOT MEASURED", "both skeleton cases must finish: " + ", ".join(
+                f"{n}: {x['status'] if x else 'not run'}" for n, x in ((d.net, a), (DEEP, b))))
+        else:
+            x, y = bytes_per_weight(a), bytes_per_weight(b)
+            ratio = max(x, y) / min(x, y)
+
+            def above(rec):  # peak RSS above the start (interpreter, numpy, the network) per weight
+                start = (rec.get("network") or {}).get("rss_start_mb")
+                return None if start is None else (rec["peak_rss_mb"] - start) * 2**20 / rec["network"]["m"]
+
+            xa, ya = above(a), above(b)
+            note = (f"above the start (interpreter + network): {xa:.1f} vs {ya:.1f} bytes/weight" if xa and ya else "")
+            v.add(target, f"{ratio:.2f}x ({x:.1f} vs {y:.1f} bytes/weight)",
+                  "PASS" if ratio <= d.limit else f"MISS: {ratio:.2f}x > {d.limit_text}", note)
+
+
+def judge_networks(records: list[dict]) -> list[dict]:
+    """Only the issue 26 targets (a partial run that measured some of bench/specs/); [] if none."""
+    v = Verdicts(records)
+    _networks_judged(v)
+    return v.out
+
+
 def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]:
     """Every target, in the report's order."""
     v = Verdicts(records)
@@ -441,7 +522,8 @@ def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]
     for eng in BASELINE_ENGINES:
         judge_baseline(v, base, eng)
     judge_complete_vs_deah(v)
-    judge_complete_vs_skeleton(v)
+    judge_complete_vs_skeleton(v, [r["net"] for r in records if r["kind"] == "deah-complete" and r["net"] not in SPEC_NETS])
     judge_complete_repairs(v)
     judge_general(v)
+    _networks_judged(v)
     return v.out

@@ -247,13 +247,13 @@ def test_a_densenet_style_onnx_model_is_solved_by_deah_complete(tmp_path):
 def test_resource_guards_refuse_general_networks_before_starting(tmp_path):
     spec = tmp_path / "r20.json"
     cli("spec", "preset", "resnet20", "-o", str(spec))
-    m = parse_general(json.loads(spec.read_text()), "r20", 10**7).m
-    from basispath_graph.guards import MEMORY
+    net = parse_general(json.loads(spec.read_text()), "r20", 10**7)
+    from basispath_graph.guards import MEMORY, features
 
     for engine, model, hint in (("deah-complete", MEMORY["general deah"], ", or use --engine skeleton"), ("skeleton", MEMORY["skeleton"], "")):
         r = cli("solve", str(spec), "--engine", engine, "--max-memory-gb", "0.01", check=2)
         what = f"{engine} on this general network" if engine != "skeleton" else "skeleton"
-        need = model(m)
+        need = model(*features(net, "skeleton")) if engine == "skeleton" else model(net.m)
         assert r.stderr == (f"error: {spec}: {what} would need about {need / 1e6:.0f} MB (at least {model.lowest * need / 1e6:.0f} MB), "
                             f"over the limit of 10 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB{hint}\n")
 
@@ -306,10 +306,10 @@ def test_compare_counts_resnet18_vgg11_densenet_as_table_json_and_plot(tmp_path)
 
 def test_compare_refuses_a_spec_over_the_memory_limit_and_points_to_counts(tmp_path):
     spec = _preset(tmp_path, "resnet20")
-    m = parse_general(json.loads(spec.read_text()), "r", 10**7).m
-    from basispath_graph.guards import MEMORY
+    net = parse_general(json.loads(spec.read_text()), "r", 10**7)
+    from basispath_graph.guards import MEMORY, features
 
-    need = MEMORY["skeleton"](m)
+    need = MEMORY["skeleton"](*features(net, "skeleton"))
     r = cli("compare", str(spec), "--max-memory-gb", "0.01", check=2)
     assert r.stderr == (f"error: {spec}: skeleton would need about {need / 1e6:.0f} MB (at least {MEMORY['skeleton'].lowest * need / 1e6:.0f} MB), "
                         "over the limit of 10 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB; or compare sizes only with --counts\n")

@@ -321,7 +321,7 @@ def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path,
 def test_memory_limit_option_and_bad_environment_value(tmp_path):
     spec = str(EXAMPLES / "resnet-style.json")
     r = cli("solve", spec, "--engine", "skeleton", "--max-memory-gb", "0.00001", check=2)
-    assert r.stderr == f"error: {spec}: skeleton would need about 42 MB (at least 35 MB), over the limit of 10 kB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+    assert r.stderr == f"error: {spec}: skeleton would need about 43 MB (at least 39 MB), over the limit of 10 kB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
     r = cli("solve", spec, env={"BASISPATH_MAX_MEMORY_GB": "lots"}, check=2)
     assert r.stderr == "error: BASISPATH_MAX_MEMORY_GB must be a number of GB, got 'lots'\n"
     cli("solve", spec, "--max-memory-gb", "1", check=0)

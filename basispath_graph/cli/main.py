@@ -143,6 +143,11 @@ def main() -> None:
         code = 130
     except BasispathError as exc:  # refused on purpose somewhere below a command: one line, mapped code
         code = failure(exc).exit_code
+    except MemoryError:  # numpy or Python could not allocate: one line with the estimate and the flag, exit 2
+        from ..guards import out_of_memory_message
+
+        print(f"error: {out_of_memory_message()}", file=sys.stderr)
+        code = EXIT_BAD_INPUT
     except Exception as exc:
         if not hasattr(exc, "format_message"):
             if os.environ.get("BASISPATH_DEBUG"):

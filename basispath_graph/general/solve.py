@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ..errors import BadInput
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time
 from ..result import Result
 from ..solver import ENGINES
 from .deah_solve import solve_general_deah
@@ -73,9 +73,7 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         check_time(f"{engine} on this general network", SECONDS["general deah"], net.m, 0, time_limit,
                    f"raise --max-seconds / {TIME_ENV}, or use --engine skeleton")
         return solve_general_deah(net, engine, seed, **options)
-    if memory_limit is not None:
-        check_memory("skeleton", MEMORY["skeleton"], net.m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}")
-    check_time("skeleton", SECONDS["skeleton"], net.m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}")
+    check_skeleton(net, memory_limit, time_limit)
     t0 = time.perf_counter()
     basis = skeleton_blocks(net)  # described: its families are made only when asked for
     t1 = time.perf_counter()

@@ -33,13 +33,13 @@ CASES = [
     ("deah-complete", ["--max-seconds", "1"],
      "deah-complete (1,352,960 candidate paths in the B_r of 29 substructures) would take about 3 s (at least 1.7 s), over the limit of "
      "1 s; use --engine skeleton or raise --max-seconds / BASISPATH_MAX_SECONDS"),
-    ("skeleton", ["--max-seconds", "0.5"],
-     "skeleton would take about 0.76 s (at least 0.55 s), over the limit of 0.5 s; raise --max-seconds / BASISPATH_MAX_SECONDS"),
+    ("skeleton", ["--max-seconds", "0.005"],
+     "skeleton would take about 0.018 s (at least 0.01 s), over the limit of 0.005 s; raise --max-seconds / BASISPATH_MAX_SECONDS"),
     ("deah", ["--max-memory-gb", "1"],
      "deah (1,352,960 candidate paths in the B_r of 29 substructures) would need about 1.6 GB (at least 1.2 GB), over the limit of 1.0 GB; "
      "use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB"),
-    ("skeleton", ["--max-memory-gb", "0.1"],
-     "skeleton would need about 351 MB (at least 298 MB), over the limit of 100 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB"),
+    ("skeleton", ["--max-memory-gb", "0.04"],
+     "skeleton would need about 54 MB (at least 49 MB), over the limit of 40 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB"),
 ]
 
 
