@@ -19,7 +19,8 @@
    from b_i; H_N - H paths (H_N: the core's hidden neurons).
 
 Count: (m - H_N) from parts 1-3 (the extra layers hold no hidden neuron) + (H_N - H) = m - H.
-The union is certified exactly anyway (``certify_blocks``).
+The union is certified exactly from its parts (``union_certificate``): the core's verdict, one
+private weight per path of parts 2 and 3, the forest's acyclicity, the count.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .blocks import GeneralBlock, connection_weights
 from .identity_forest import forest_blocks
 from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
-from .paths import certify_blocks
+from .union_certificate import certify_union
 
 __all__ = ["solve_general_deah", "core_block"]
 
@@ -131,7 +132,8 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
     t1 = time.perf_counter()
     blocks = core + lifted + extra + shortcuts
-    verdict = certify_blocks(net, blocks)
+    # exact from the parts: the core's own verdict, private weights, the forest (union_certificate)
+    verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts)
     t2 = time.perf_counter()
     timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
     parts = {
