@@ -12,6 +12,7 @@ import pytest
 
 from basispath_graph.general import deah_solve
 from basispath_graph.general.identity_forest import forest_blocks
+from basispath_graph.general.lazy_blocks import LazyBlocks
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.paper_setting import paper_setting
 from basispath_graph.general.paths import certify_blocks
@@ -28,7 +29,7 @@ def _parts():
     setting = paper_setting(net, "deah-complete")
     layered = solve(setting.core, engine="deah-complete")
     core = [deah_solve.core_block(setting, b) for b in layered.basis]
-    lifted = deah_solve._tap_lift(setting, layered.basis)
+    lifted = list(LazyBlocks(deah_solve._tap_lift(setting, layered.basis)))
     extra = deah_solve._extra_blocks(setting)
     forest = forest_blocks(net, *deah_solve._core_walks(setting))
     return net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, forest

@@ -34,6 +34,7 @@ from ..result import Result
 from ..solver import solve
 from .blocks import GeneralBlock, connection_weights
 from .identity_forest import forest_blocks
+from .lazy_blocks import LazyBlocks
 from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
 from .union_certificate import certify_union
@@ -48,7 +49,36 @@ def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
     return GeneralBlock(layers, hops, block.nodes.astype(np.int32), np.zeros((len(block), len(hops)), dtype=np.int32))
 
 
-def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBlock]:
+class CorePart:
+    """A block of the layered run's basis, spelled in the general network when asked for (one
+    block, not chunked: the core's kept paths keep their block structure)."""
+
+    chunked = False
+
+    def __init__(self, setting: PaperSetting, block: PathBlock):
+        self.setting, self.source, self.size = setting, block, len(block)
+
+    def block(self, start: int, stop: int) -> GeneralBlock:
+        return core_block(self.setting, self.source.take(slice(start, stop)))
+
+
+class TapLiftPart:
+    """Taps 1 .. taps - 1 of the weights a hop of some core paths crosses: row r is template
+    r // (taps - 1) (a row of a layered basis block) with tap 1 + r % (taps - 1) on ``hop``."""
+
+    def __init__(self, setting: PaperSetting, source: PathBlock, rows: np.ndarray, hop: int, taps: int):
+        self.setting, self.source, self.rows, self.hop, self.taps = setting, source, rows, hop, taps
+        self.size = len(rows) * (taps - 1)
+
+    def block(self, start: int, stop: int) -> GeneralBlock:
+        r = np.arange(start, stop, dtype=np.int64)
+        template = core_block(self.setting, self.source.take(self.rows[r // (self.taps - 1)]))
+        taps = np.zeros((len(r), len(template.hops)), dtype=np.int32)
+        taps[:, self.hop] = 1 + r % (self.taps - 1)
+        return GeneralBlock(template.layers, template.hops, template.nodes, taps)
+
+
+def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[TapLiftPart]:
     """Tap t >= 1 of every core weight, on the first kept path through its tap 0."""
     widths = setting.core.widths
     out = []
@@ -73,11 +103,7 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[GeneralBloc
         # (repair=False) may miss some: their taps are left out and the count shows it.
         for k in np.unique(owner_block[owner_block >= 0]):
             rows = owner_row[owner_block == k]
-            template = core_block(setting, basis[int(k)].take(rows))
-            nodes = np.repeat(template.nodes, taps - 1, axis=0)  # each template once per tap 1 .. taps-1
-            tap_cols = np.zeros((len(nodes), len(template.hops)), dtype=np.int32)
-            tap_cols[:, hop_at[int(k)]] = np.tile(np.arange(1, taps, dtype=np.int32), len(rows))
-            out.append(GeneralBlock(template.layers, template.hops, nodes, tap_cols))
+            out.append(TapLiftPart(setting, basis[int(k)], rows, hop_at[int(k)], taps))
     return out
 
 
@@ -128,17 +154,19 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     setting = paper_setting(net, engine)
     layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
     t0 = time.perf_counter()
-    core = [core_block(setting, b) for b in layered.basis]
-    lifted, extra, shortcuts = _tap_lift(setting, layered.basis), _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
+    # core and tap lift are made block by block when read (lazy_blocks): m paths x depth never held
+    core = LazyBlocks([CorePart(setting, b) for b in layered.basis])
+    lifted = LazyBlocks(_tap_lift(setting, layered.basis))
+    extra, shortcuts = _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
     t1 = time.perf_counter()
-    blocks = core + lifted + extra + shortcuts
+    blocks = LazyBlocks(core.parts + lifted.parts + extra + shortcuts)
     # exact from the parts: the core's own verdict, private weights, the forest (union_certificate)
     verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts)
     t2 = time.perf_counter()
     timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
     parts = {
         "core_layers": [net.layers[k].name for k in setting.core_layers],
-        "core": sum(map(len, core)), "tap_lift": sum(map(len, lifted)), "extra": sum(map(len, extra)),
+        "core": core.path_count, "tap_lift": lifted.path_count, "extra": sum(map(len, extra)),
         "identity": sum(map(len, shortcuts)),
     }
     return Result.of_general(net, engine, seed, blocks, verdict, timings, parts, layered)

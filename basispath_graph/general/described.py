@@ -28,21 +28,17 @@ judge: tests/test_described.py compares the two on random general networks small
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..verify import Verdict
 from .blocks import GeneralBlock, block_general_paths, block_weight_ids
+from .lazy_blocks import CHUNK_ROWS, LazyBlocks, path_count
 from .model import GeneralNetwork
 from .paths import block_problem, certify_blocks, find_general_path, path_block
 
 __all__ = ["CHUNK_ROWS", "DescribedBasis", "DescribedPaths", "Family", "certify_described", "path_count", "family_block"]
-
-#: Paths of one materialised family block: 2^18 rows x 50 layers of int32 nodes and taps are
-#: about 100 MB, enough rows per block that per-block overheads vanish.
-CHUNK_ROWS = 1 << 18
-
 
 class Family:
     """The paths in(u) + e + out(v) of connection ``k``'s weights, minus ``excluded`` (sorted
@@ -83,22 +79,26 @@ def family_block(net: GeneralNetwork, walks, family: Family, start: int = 0, sto
     return GeneralBlock(walks.in_layers[a] + walks.out_layers[b], hops, nodes, taps)
 
 
-class DescribedBasis(Sequence):
+class _FamilyPart:
+    """A family as a part of a ``LazyBlocks``: its rows made by ``family_block``."""
+
+    def __init__(self, net: GeneralNetwork, walks, family: Family):
+        self.net, self.walks, self.family, self.size = net, walks, family, family.size
+
+    def block(self, start: int, stop: int) -> GeneralBlock:
+        return family_block(self.net, self.walks, self.family, start, stop)
+
+
+class DescribedBasis(LazyBlocks):
     """A basis as its description (see the module doc): a sequence of blocks, the explicit ones
-    first, then each family in chunks of at most ``chunk_rows`` paths, made when asked for."""
+    first, then each family in chunks of at most ``chunk_rows`` paths, made when asked for, then
+    the ``tail`` blocks (explicit too: the identity forest's paths come last, as they always have)."""
 
     def __init__(self, net: GeneralNetwork, walks, explicit: list[GeneralBlock], families: list[Family],
                  chunk_rows: int = CHUNK_ROWS, tail: list[GeneralBlock] = ()):
-        """``explicit`` blocks come first, then the families, then the ``tail`` blocks (explicit
-        too: the identity forest's paths come last, as they always have)."""
         self.network, self.walks, self.families = net, walks, list(families)
-        self.explicit, self.head, self.chunk_rows = list(explicit) + list(tail), len(explicit), chunk_rows
-        # each block: ("x", explicit position, 0, 0) or ("f", family position, start, stop)
-        self._table = [("x", n, 0, 0) for n in range(len(explicit))]
-        for f, fam in enumerate(self.families):
-            for start in range(0, fam.size, chunk_rows):
-                self._table.append(("f", f, start, min(fam.size, start + chunk_rows)))
-        self._table += [("x", len(explicit) + n, 0, 0) for n in range(len(tail))]
+        self.explicit, self.head = list(explicit) + list(tail), len(explicit)
+        super().__init__(list(explicit) + [_FamilyPart(net, walks, f) for f in self.families] + list(tail), chunk_rows)
 
     def replaced(self, **changes) -> "DescribedBasis":
         """The same description with some of ``walks``, ``explicit`` (head and tail together, split
@@ -107,48 +107,6 @@ class DescribedBasis(Sequence):
         return DescribedBasis(self.network, changes.get("walks", self.walks), explicit[:self.head],
                               changes.get("families", self.families), changes.get("chunk_rows", self.chunk_rows),
                               tail=explicit[self.head:])
-
-    def __len__(self) -> int:
-        return len(self._table)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        what, n, start, stop = self._table[index]
-        if what == "x":
-            return self.explicit[n]
-        return family_block(self.network, self.walks, self.families[n], start, stop)
-
-    def __iter__(self) -> Iterator[GeneralBlock]:
-        return (self[i] for i in range(len(self)))
-
-    def sizes(self) -> list[int]:
-        """Paths of each block, without making any."""
-        return [len(self.explicit[n]) if what == "x" else stop - start for what, n, start, stop in self._table]
-
-    @property
-    def path_count(self) -> int:
-        return sum(self.sizes())
-
-    def _starts(self) -> np.ndarray:
-        """Basis index of the first path of each block."""
-        return np.concatenate([[0], np.cumsum(self.sizes())]).astype(np.int64)
-
-    def path_at(self, index: int) -> GeneralBlock:
-        """Basis path ``index`` as a block of one row (made alone, whatever its block's size)."""
-        starts = self._starts()
-        if not 0 <= index < starts[-1]:
-            raise IndexError(index)
-        b = int(np.searchsorted(starts, index, side="right")) - 1
-        what, n, start, _ = self._table[b]
-        row = index - int(starts[b])
-        if what == "x":
-            return self.explicit[n].take(slice(row, row + 1))
-        return family_block(self.network, self.walks, self.families[n], start + row, start + row + 1)
 
     def family_index(self, weight: int) -> int | None:
         """Basis index of the family path of weight id ``weight``, or None (a designated weight)."""
@@ -224,12 +182,6 @@ class DescribedPaths(Sequence):
     def __iter__(self):
         for block in self.basis:
             yield from block_general_paths(self.basis.network, block)
-
-
-def path_count(basis) -> int:
-    """Paths of a basis: a list of blocks or a ``DescribedBasis`` (counted without making any)."""
-    sizes = getattr(basis, "sizes", None)
-    return sum(sizes()) if sizes is not None else sum(len(b) for b in basis)
 
 
 def _walk_problem(net: GeneralNetwork, side: str, block: GeneralBlock) -> str | None:

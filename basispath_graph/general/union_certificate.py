@@ -31,6 +31,7 @@ import numpy as np
 from ..verify import Verdict
 from .blocks import GeneralBlock, block_weight_ids
 from .model import GeneralNetwork
+from .lazy_blocks import path_count
 from .paths import block_problem
 
 __all__ = ["certify_union"]
@@ -55,22 +56,18 @@ def certify_union(net: GeneralNetwork, core_verdict: Verdict, core_connections: 
                   lifted: list[GeneralBlock], extra: list[GeneralBlock], forest: list[GeneralBlock]) -> Verdict:
     """The exact verdict on core + lifted + extra + forest (see the module doc)."""
     expected = net.basis_size
-    size = sum(len(b) for part in (core, lifted, extra, forest) for b in part)
+    size = sum(path_count(part) for part in (core, lifted, extra, forest))
 
     def refuse(defect: str) -> Verdict:
         return Verdict(False, defect, size, expected, None)
 
-    if not core_verdict.certified:
-        return refuse(f"the core's paths: {core_verdict.defect}")
     parts = {"core": core, "tap lift": lifted, "extra layers": extra, "identity forest": forest}
+    private = []
     for name, blocks in parts.items():
-        for n, block in enumerate(blocks):
+        for n, block in enumerate(blocks):  # each block made once (a lazy part's are made here)
             problem = block_problem(net, block)
             if problem:
                 return refuse(f"{name} block {n}: {problem}")
-    private = []
-    for name, blocks in parts.items():
-        for n, block in enumerate(blocks):
             special = None
             if name in ("tap lift", "extra layers"):
                 special = _private_hop(block, core_connections, name == "tap lift")
@@ -92,14 +89,16 @@ def certify_union(net: GeneralNetwork, core_verdict: Verdict, core_connections: 
                 zero.append(h)
             if zero and block.taps[:, zero].any():
                 return refuse(f"{name} block {n}: a hop off the private one is not at tap 0")
+    if size != expected:  # as the explicit certifier orders its defects: validity, size, independence
+        return refuse(f"size {size} != m - H = {expected}")
+    if not core_verdict.certified:
+        return refuse(f"the core's paths: {core_verdict.defect}")
     ids = np.sort(np.concatenate(private)) if private else np.zeros(0, dtype=np.int64)
     if (ids[1:] == ids[:-1]).any():  # sorted: a repeat sits next to itself
         return refuse("two paths share a private weight (tap lift or extra layers)")
     problem = _forest_problem(net, forest)
     if problem:
         return refuse(problem)
-    if size != expected:
-        return refuse(f"size {size} != m - H = {expected}")
     return Verdict(True, None, size, expected, size)
 
 

@@ -1,0 +1,84 @@
+"""A basis as a sequence of blocks, some listed, some made only when asked for.
+
+A *part* is either a ``GeneralBlock`` (listed) or an object with ``size`` (its paths) and
+``block(start, stop)`` (rows start .. stop - 1 as a block), made on demand: a skeleton family
+(``described.py``), a DEAH core block spelled in the general network or a tap lift
+(``deah_solve.py``). A made part is cut into blocks of at most ``chunk_rows`` paths unless it
+says ``chunked = False`` (a DEAH core block stays one block: its discards' substructures are
+counted per block). Iterating makes one block at a time, so code that walks a basis block by
+block runs in the memory of one block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from .blocks import GeneralBlock
+
+__all__ = ["CHUNK_ROWS", "LazyBlocks", "path_count"]
+
+#: Paths of one made block: 2^18 rows x 50 layers of int32 nodes and taps are about 100 MB,
+#: enough rows per block that per-block overheads vanish.
+CHUNK_ROWS = 1 << 18
+
+
+class LazyBlocks(Sequence):
+    """The blocks of ``parts`` in order (see the module doc)."""
+
+    def __init__(self, parts: list, chunk_rows: int = CHUNK_ROWS):
+        self.parts, self.chunk_rows = list(parts), chunk_rows
+        self._table: list[tuple[int, int, int]] = []  # (part, start, stop) of each block
+        for p, part in enumerate(self.parts):
+            if isinstance(part, GeneralBlock):
+                self._table.append((p, 0, len(part)))
+                continue
+            step = chunk_rows if getattr(part, "chunked", True) else max(part.size, 1)
+            for start in range(0, part.size, step):
+                self._table.append((p, start, min(part.size, start + step)))
+        self._starts = np.concatenate([[0], np.cumsum([stop - start for _, start, stop in self._table])]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def _make(self, p: int, start: int, stop: int) -> GeneralBlock:
+        part = self.parts[p]
+        if isinstance(part, GeneralBlock):
+            return part if (start, stop) == (0, len(part)) else part.take(slice(start, stop))
+        return part.block(start, stop)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._make(*self._table[index])
+
+    def __iter__(self) -> Iterator[GeneralBlock]:
+        return (self[i] for i in range(len(self)))
+
+    def sizes(self) -> list[int]:
+        """Paths of each block, without making any."""
+        return [stop - start for _, start, stop in self._table]
+
+    @property
+    def path_count(self) -> int:
+        return int(self._starts[-1])
+
+    def path_at(self, index: int) -> GeneralBlock:
+        """Path ``index`` as a block of one row (made alone, whatever its block's size)."""
+        if not 0 <= index < self.path_count:
+            raise IndexError(index)
+        b = int(np.searchsorted(self._starts, index, side="right")) - 1
+        p, start, _ = self._table[b]
+        row = start + index - int(self._starts[b])
+        return self._make(p, row, row + 1)
+
+
+def path_count(basis) -> int:
+    """Paths of a basis: a list of blocks or a ``LazyBlocks`` (counted without making any)."""
+    sizes = getattr(basis, "sizes", None)
+    return sum(sizes()) if sizes is not None else sum(len(b) for b in basis)
