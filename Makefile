@@ -77,7 +77,7 @@ bench: $(INSTALL_STAMP)
 # tests/test_guards.py holds the estimates of basispath_graph/guards.py to (within 2x).
 .PHONY: calibrate
 calibrate: $(INSTALL_STAMP)
-	$(BIN)/python bench/run.py --calibration
+	$(BIN)/python bench/run.py --calibration --mem-cap-gb 21
 
 # Faithful DEAH vs deah-complete on 10,000 random networks plus every preset (about 15 minutes
 # on 2 cores); writes bench/fidelity.md. Exit 1 if deah-complete needs a repair anywhere.

@@ -3,7 +3,8 @@
 Being refused with the estimate beats being killed by the operating system halfway. Peak memory
 and time are modelled per engine as ``fixed + per_weight * m + per_candidate * candidates``
 (``CostModel``; candidates are the paths in the B_r of the selected substructures, known after
-Step 1, before any B_r exists), and for the skeleton ``fixed + per_weight * m + per_connection *
+Step 1, before any B_r exists, and candidate layers those paths times their layers; on a general
+network Step 1 runs on its core), and for the skeleton ``fixed + per_weight * m + per_connection *
 connections + per_neuron_depth * H x depth``, fitted by bench/fit_estimates.py to the calibration
 runs of ``make calibrate`` (bench/calibration.json: every engine on densenet and resnet 8xW, W
 32-512; the skeleton also over depth, on the torchvision networks of bench/specs/).
@@ -22,7 +23,7 @@ from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
-    "ResourceLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "check_memory", "check_time",
+    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
     "out_of_memory_message",
 ]
@@ -34,7 +35,7 @@ TIME_ENV = "BASISPATH_MAX_SECONDS"
 @dataclass(frozen=True)
 class CostModel:
     """``fixed + per_weight * m + per_candidate * candidates + per_connection * connections +
-    per_neuron_depth * neuron_depth`` (bytes or seconds); ``lowest``: the smallest measured /
+    per_neuron_depth * neuron_depth + per_candidate_layer * candidate_layers`` (bytes or seconds); ``lowest``: the smallest measured /
     estimated on the calibration runs, so ``lowest * estimate`` is a bound no calibration run
     went under. The last two features are the skeleton's (``skeleton_features``): one weight
     family per connection, and designated walks and explicit paths of O(H x depth) numbers."""
@@ -45,10 +46,13 @@ class CostModel:
     lowest: float = 1.0
     per_connection: float = 0.0
     per_neuron_depth: float = 0.0
+    per_candidate_layer: float = 0.0
 
-    def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0) -> float:
+    def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0,
+                 candidate_layers: int = 0) -> float:
         return (self.fixed + self.per_weight * m + self.per_candidate * candidates
-                + self.per_connection * connections + self.per_neuron_depth * neuron_depth)
+                + self.per_connection * connections + self.per_neuron_depth * neuron_depth
+                + self.per_candidate_layer * candidate_layers)
 
 
 # The skeleton, described (general/described.py; layered networks too): fitted by
@@ -62,30 +66,25 @@ class CostModel:
 # H x depth.
 SKELETON_MEMORY = CostModel(4.267e7, 17.76, 0, 0.92, 0, 76.69)
 SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
-# The DEAH engines: fitted by bench/fit_estimates.py to bench/calibration.json (2026-11-23, 2 cores); the last
-# number is the smallest measured / estimated there, rounded down (the largest: skeleton 1.16,
-# deah-complete 1.49, deah 1.34 for memory; 1.39, 1.74, 1.34 for time).
+# The DEAH engines, on layered networks and on the core of a general one: fitted by
+# bench/fit_estimates.py to bench/calibration.json (2 cores): densenet and resnet 8xW (W 32-512,
+# 2026-11-23) and, for deah-complete, over depth too (2026-11-26, issue 26): resnet-32x128 and the
+# general resnet20, resnet18, resnet34 and VGG-11 (133 M weights, 16.6 GB). A B_r is held as
+# |B_r| rows of its layers' neurons, so the candidates times their layers is a feature: with
+# candidates alone ResNet-50 was estimated at 20.8 GB and killed past 24 GB. The general m pays
+# for the tap lift (made on demand) and the checks of the union. Measured / estimated on the
+# calibration: deah-complete memory 0.68-1.47, time 0.62-1.61; deah memory 0.94-1.07, time
+# 0.92-1.09. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer.
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
-    "deah-complete": CostModel(123e6, 0, 320, 0.66),
-    "deah": CostModel(57.5e6, 0, 1151, 0.74),
+    "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
+    "deah": CostModel(3.975e7, 0, 0, 0.93, 0, 0, 230),
 }
-# A DEAH engine on a general network (general.deah_solve): the layered run on the tap-0 core has
-# its own estimate (above, checked inside it); the whole is dominated by the union of m paths.
-# Fitted to two measured peaks of deah-complete on 2 cores (2026-11-23): resnet20 (m 271,690)
-# 0.39 GB, resnet18 (m 11,684,712) 12.74 GB; lowest 0.9: no more than two points support it.
-# The skeleton on a general network uses MEMORY["skeleton"] (resnet18: 6.17 GB estimated,
-# 6.40 GB measured, bench/results-resnet18.md).
-MEMORY["general deah"] = CostModel(97e6, 1082, 0, 0.9)
 SECONDS = {
     "skeleton": SKELETON_SECONDS,
-    "deah-complete": CostModel(0.257, 0, 2.01e-6, 0.57),
-    "deah": CostModel(0, 0, 8.39e-5, 0.74),
+    "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
+    "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
 }
-# Time of a DEAH engine on a general network, the whole of it (the core's Steps 1-3, the parts, the
-# certification of the union of m paths): deah-complete on resnet20 0.81 s (make bench) and on
-# resnet18 66 s (by hand), 2 cores; lowest 0.5, two points only.
-SECONDS["general deah"] = CostModel(0, 5.7e-6, 0, 0.5)
 
 
 def skeleton_features(network) -> tuple[int, int]:
@@ -125,20 +124,30 @@ def _topological(n: int, succ: dict[int, list[int]]) -> list[int]:
     return order
 
 
-def features(network: Network, engine: str) -> tuple[int, int, int, int]:
-    """(m, candidates, connections, H x depth) of a network for ``engine``'s estimates: the
-    skeleton uses m and the last two, the DEAH engines m and candidates (Step 1 runs for them)."""
+def features(network, engine: str) -> tuple[int, int, int, int, int]:
+    """(m, candidates, connections, H x depth, candidate layers) of a layered or general network
+    for ``engine``'s estimates: the skeleton uses m, connections and H x depth; the DEAH engines m,
+    candidates (the paths of the B_r of the selected substructures) and candidate layers (those
+    paths times the layers each visits: a B_r is held as |B_r| rows of its layers' neurons, so
+    its memory grows with depth as well as width). Step 1 runs for them; on a general network on
+    its core (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
-        return (network.m, 0, *skeleton_features(network))
+        return (network.m, 0, *skeleton_features(network), 0)
     from .deah.step1_substructures import run_step1
 
-    step1 = run_step1(network)
-    return network.m, candidate_paths(network, [step1.paths[i].layers for i in step1.selected]), 0, 0
+    core = network
+    if getattr(network, "connections", None) is not None:  # a general network: DEAH runs on its core
+        from .general.paper_setting import paper_setting
+
+        core = paper_setting(network, engine).core
+    step1 = run_step1(core)
+    selected = [step1.paths[i].layers for i in step1.selected]
+    return network.m, candidate_paths(core, selected), 0, 0, candidate_layers(core, selected)
 
 
 def check_skeleton(network, memory_limit: int | None, time_limit: float | None) -> None:
     """The skeleton engine's guards on a layered or general network (``ResourceLimit``)."""
-    m, _, connections, neuron_depth = features(network, "skeleton")
+    m, _, connections, neuron_depth, _ = features(network, "skeleton")
     check_time("skeleton", SECONDS["skeleton"], m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}",
                connections=connections, neuron_depth=neuron_depth)
     if memory_limit is not None:
@@ -152,8 +161,16 @@ class ResourceLimit(LimitExceeded):
     with the estimate)."""
 
 
+class MachineLimit(int):
+    """The default memory limit (80% of this machine's memory): nobody vouched for more, so
+    ``check_memory`` holds it to the estimate itself, not to its lowest bound; a run the models
+    say will not fit is refused rather than killed by the kernel (deah-complete on VGG-19:
+    estimated 24.8 GB, at least 16.9 GB; killed at 24.4 GB on a 24 GB machine)."""
+
+
 def memory_limit_bytes(limit_gb: float | None = None) -> int:
-    """--max-memory-gb, else $BASISPATH_MAX_MEMORY_GB, else 80% of this machine's memory."""
+    """--max-memory-gb, else $BASISPATH_MAX_MEMORY_GB, else 80% of this machine's memory
+    (a ``MachineLimit``)."""
     if limit_gb is None and os.environ.get(MEMORY_ENV):
         try:
             limit_gb = float(os.environ[MEMORY_ENV])
@@ -164,9 +181,9 @@ def memory_limit_bytes(limit_gb: float | None = None) -> int:
             raise ResourceLimit(f"the memory limit must be > 0 GB, got {limit_gb}")
         return int(limit_gb * 1e9)
     try:
-        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        return MachineLimit(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):
-        return 16 * 10**9
+        return MachineLimit(16 * 10**9)
 
 
 def time_limit_seconds(limit_s: float | None = None) -> float | None:
@@ -195,9 +212,9 @@ def _seconds(x: float) -> str:
 
 
 def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str,
-               connections: int = 0, neuron_depth: int = 0) -> None:
+               connections: int = 0, neuron_depth: int = 0, candidate_layers: int = 0) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit)."""
-    seconds = model(m, candidates, connections, neuron_depth)
+    seconds = model(m, candidates, connections, neuron_depth, candidate_layers)
     lowest = model.lowest * seconds
     if limit is not None and lowest > limit:
         raise ResourceLimit(
@@ -212,6 +229,11 @@ def candidate_paths(network: Network, substructures) -> int:
     for layers in substructures:
         total += sum(w[a] * w[b] for a, b in zip(layers, layers[1:])) - sum(w[l] for l in layers[1:-1])
     return total
+
+
+def candidate_layers(network: Network, substructures) -> int:
+    """Sum of |B_r| x (layers r visits) over the given substructure layer sequences."""
+    return sum(candidate_paths(network, [layers]) * len(layers) for layers in substructures)
 
 
 #: The last memory estimate this process made (``check_memory``): (what, bytes, limit), so that a
@@ -232,14 +254,19 @@ def out_of_memory_message() -> str:
 
 
 def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
-                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None) -> None:
-    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes (``subject``:
-    what a later out-of-memory message calls the run, default ``what``)."""
+                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None, candidate_layers: int = 0) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes, or the estimate
+    itself over a ``MachineLimit`` (``subject``: what a later out-of-memory message calls the run,
+    default ``what``)."""
     global _last_estimate
-    needed = model(m, candidates, connections, neuron_depth)
+    needed = model(m, candidates, connections, neuron_depth, candidate_layers)
     _last_estimate = (subject or what, needed, limit)
     lowest = model.lowest * needed
     if lowest > limit:
         raise ResourceLimit(
             f"{what} would need about {_size(needed)} (at least {_size(lowest)}), over the limit of {_size(limit)}; {hint}"
+        )
+    if isinstance(limit, MachineLimit) and needed > limit:
+        raise ResourceLimit(
+            f"{what} would need about {_size(needed)}, over this machine's limit of {_size(limit)} (80% of its memory); {hint}"
         )

@@ -3,9 +3,10 @@
     python bench/fit_estimates.py [bench/calibration.json]
 
 For every engine, peak memory and time are modelled as ``fixed + per_weight * m + per_candidate
-* candidates + per_connection * connections + per_neuron_depth * H x depth`` (candidates: the paths
-in the B_r of the selected substructures, known after Step 1, the DEAH engines'; connections and
-H x depth: the skeleton's, ``guards.skeleton_features``). Each subset of the features is tried and
+* candidates + per_connection * connections + per_neuron_depth * H x depth + per_candidate_layer *
+candidate layers`` (candidates: the paths in the B_r of the selected substructures, known after
+Step 1, and candidate layers, those paths times the layers each visits: the DEAH engines';
+connections and H x depth: the skeleton's, ``guards.skeleton_features``). Each subset of the features is tried and
 the one with the smallest worst ratio wins. The fit minimises the squared relative error with non-negative
 coefficients (then centred on the worst ratios); it prints the models to paste into guards.py and, per record, measured / estimated.
 tests/test_guards.py then holds guards.py to the same file: every ratio within [1/2, 2], and the
@@ -60,7 +61,7 @@ def main() -> None:
     cases = [c for c in json.loads(path.read_text())["cases"] if c["status"] == "ok"]
     by_engine: dict[str, list] = {}
     for c in cases:
-        f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth
+        f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth, candidate layers
         by_engine.setdefault(c["kind"], []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
     for engine, rows in by_engine.items():
         X = np.array([[1.0, *f] for _, f, _, _ in rows], dtype=float)
@@ -69,7 +70,7 @@ def main() -> None:
             c = fit(X, y)
             ratio = y / (X @ c)
             lowest = np.floor(ratio.min() * 100) / 100
-            print(f"{engine} {what}: CostModel({c[0]:.4g}, {c[1]:.4g}, {c[2]:.4g}, {lowest:.2f}, {c[3]:.4g}, {c[4]:.4g})"
+            print(f"{engine} {what}: CostModel({c[0]:.4g}, {c[1]:.4g}, {c[2]:.4g}, {lowest:.2f}, {c[3]:.4g}, {c[4]:.4g}, {c[5]:.4g})"
                   f"  measured/estimated {ratio.min():.2f} .. {ratio.max():.2f}")
             for (net, *_), r in zip(rows, ratio):
                 print(f"    {net:16s} {r:.2f}")

@@ -252,10 +252,11 @@ def test_resource_guards_refuse_general_networks_before_starting(tmp_path):
     net = parse_general(json.loads(spec.read_text()), "r20", 10**7)
     from basispath_graph.guards import MEMORY, features
 
-    for engine, model, hint in (("deah-complete", MEMORY["general deah"], ", or use --engine skeleton"), ("skeleton", MEMORY["skeleton"], "")):
+    for engine, hint in (("deah-complete", ", or use --engine skeleton"), ("skeleton", "")):
+        model = MEMORY[engine]
         r = cli("solve", str(spec), "--engine", engine, "--max-memory-gb", "0.01", check=2)
         what = f"{engine} on this general network" if engine != "skeleton" else "skeleton"
-        need = model(*features(net, "skeleton")) if engine == "skeleton" else model(net.m)
+        need = model(*features(net, engine))
         assert r.stderr == (f"error: {spec}: {what} would need about {need / 1e6:.0f} MB (at least {model.lowest * need / 1e6:.0f} MB), "
                             f"over the limit of 10 MB; raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB{hint}\n")
 
@@ -358,11 +359,10 @@ def test_compare_counts_of_layered_specs_plots_their_sizes(tmp_path):
 
 
 def test_time_guard_refuses_a_deah_engine_on_a_large_general_network(tmp_path):
-    from basispath_graph.guards import SECONDS
+    from basispath_graph.guards import SECONDS, features
 
     spec = _preset(tmp_path, "resnet20")
-    m = parse_general(json.loads(spec.read_text()), "r", 10**7).m
-    model = SECONDS["general deah"]
+    need = SECONDS["deah"](*features(parse_general(json.loads(spec.read_text()), "r", 10**7), "deah"))
     r = cli("solve", str(spec), "--engine", "deah", "--max-seconds", "0.1", check=2)
-    assert r.stderr == (f"error: {spec}: deah on this general network would take about {model(m):.2g} s (at least {model.lowest * model(m):.2g} s), "
+    assert r.stderr == (f"error: {spec}: deah on this general network would take about {need:.2g} s (at least {SECONDS['deah'].lowest * need:.2g} s), "
                         "over the limit of 0.1 s; raise --max-seconds / BASISPATH_MAX_SECONDS, or use --engine skeleton\n")

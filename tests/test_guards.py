@@ -44,16 +44,16 @@ def test_the_calibration_covers_every_engine_and_the_width_sweep():
 @pytest.mark.parametrize("record", _records(), ids=lambda r: r["name"])
 def test_estimates_are_within_2x_of_what_was_measured(record):
     engine, net = record["kind"], _network(record["net"])
-    m, candidates, connections, neuron_depth = features(net, engine)
+    m, candidates, connections, neuron_depth, layers = features(net, engine)
     peak = record["peak_rss_mb"] * 2**20
     seconds = record["result"]["total_s"]
-    memory_ratio = peak / MEMORY[engine](m, candidates, connections, neuron_depth)
-    time_ratio = seconds / SECONDS[engine](m, candidates, connections, neuron_depth)
+    memory_ratio = peak / MEMORY[engine](m, candidates, connections, neuron_depth, layers)
+    time_ratio = seconds / SECONDS[engine](m, candidates, connections, neuron_depth, layers)
     assert 0.5 <= memory_ratio <= 2, f"{record['name']}: measured / estimated memory {memory_ratio:.2f}"
     assert 0.5 <= time_ratio <= 2, f"{record['name']}: measured / estimated time {time_ratio:.2f}"
     # what ran within a limit is never refused under it
-    check_memory(engine, MEMORY[engine], m, candidates, int(peak), "", connections, neuron_depth)
-    check_time(engine, SECONDS[engine], m, candidates, seconds, "", connections, neuron_depth)
+    check_memory(engine, MEMORY[engine], m, candidates, int(peak), "", connections, neuron_depth, candidate_layers=layers)
+    check_time(engine, SECONDS[engine], m, candidates, seconds, "", connections, neuron_depth, candidate_layers=layers)
     if engine == "skeleton":  # and so the solve layer's own check (solver.solve, general.solve) lets it run
         check_skeleton(net, int(peak), seconds)
 
@@ -74,8 +74,7 @@ def test_the_issue_s_refusals_are_gone():
     # densenet-8x512 with deah-complete was refused as needing 43.5 GB (it ran in 4.6 GB) and
     # resnet-8x512 estimated at 22 GB (3.7 GB): now both fit this project's 24 GB machines.
     for net in ("dense-8x512", "resnet-8x512"):
-        m, candidates, *_ = features(_network(net), "deah-complete")
-        assert MEMORY["deah-complete"](m, candidates) < 8e9
+        assert MEMORY["deah-complete"](*features(_network(net), "deah-complete")) < 8e9
 
 
 def test_the_skeleton_on_vgg19_is_no_longer_refused_and_a_limit_under_its_peak_still_is():
@@ -91,8 +90,8 @@ def test_the_skeleton_on_vgg19_is_no_longer_refused_and_a_limit_under_its_peak_s
 def test_the_skeleton_features_see_depth_and_connections():
     # DenseNet-121: 8 M weights but 1,910 connections and 44,576 hidden neurons on paths of 184
     # layers: m alone said 0.18 GB, it peaked at 0.75 GB
-    m, _, connections, neuron_depth = features(_network("densenet121"), "skeleton")
+    m, _, connections, neuron_depth, _ = features(_network("densenet121"), "skeleton")
     assert (m, connections, neuron_depth) == (7_971_368, 1910, 44_576 * 184)
     # a layered network: its pairs of joined layers, H times its L + 1 layers
-    m, _, connections, neuron_depth = features(_network("dense-8x32"), "skeleton")
+    m, _, connections, neuron_depth, _ = features(_network("dense-8x32"), "skeleton")
     assert (m, connections, neuron_depth) == (36_864, 36, 224 * 9)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from .subroutine import subroutine
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_paths, check_memory, check_time
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_layers, candidate_paths, check_memory, check_time
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
 from .step3_complete import run_step3_complete
@@ -62,7 +62,8 @@ def run_deah(
     timer = timer or StageTimer()
     with timer.stage("step1"):
         step1 = run_step1(network, max_substructures)
-    candidates = candidate_paths(network, [step1.paths[i].layers for i in step1.selected])
+    selected = [step1.paths[i].layers for i in step1.selected]
+    candidates, layers = candidate_paths(network, selected), candidate_layers(network, selected)
     engine = "deah-complete" if complete else "deah"
     what = f"{engine} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
     check_time(
@@ -70,6 +71,7 @@ def run_deah(
         SECONDS[engine], network.m, candidates,
         time_limit,
         f"use --engine skeleton or raise --max-seconds / {TIME_ENV}",
+        candidate_layers=layers,
     )
     if memory_limit is not None:
         check_memory(
@@ -77,6 +79,7 @@ def run_deah(
             MEMORY[engine], network.m, candidates,
             memory_limit,
             f"use --engine skeleton or raise --max-memory-gb / {MEMORY_ENV}",
+            candidate_layers=layers,
         )
     with timer.stage("step2"):
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ..errors import BadInput
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time, features
 from ..result import Result
 from ..solver import ENGINES
 from .deah_solve import solve_general_deah
@@ -67,11 +67,14 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     if engine != "skeleton":
         if engine not in ENGINES:
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        # one model per engine for layered and general networks: the core's B_r (candidate paths x
+        # their layers) and the general network's m (the tap lift, made on demand, and its checks)
+        m, candidates, _, _, layers = features(net, engine)  # UnsupportedFeature before any estimate
         if memory_limit is not None:
-            check_memory(f"{engine} on this general network", MEMORY["general deah"], net.m, 0, memory_limit,
-                         f"raise --max-memory-gb / {MEMORY_ENV}, or use --engine skeleton")
-        check_time(f"{engine} on this general network", SECONDS["general deah"], net.m, 0, time_limit,
-                   f"raise --max-seconds / {TIME_ENV}, or use --engine skeleton")
+            check_memory(f"{engine} on this general network", MEMORY[engine], m, candidates, memory_limit,
+                         f"raise --max-memory-gb / {MEMORY_ENV}, or use --engine skeleton", candidate_layers=layers)
+        check_time(f"{engine} on this general network", SECONDS[engine], m, candidates, time_limit,
+                   f"raise --max-seconds / {TIME_ENV}, or use --engine skeleton", candidate_layers=layers)
         return solve_general_deah(net, engine, seed, **options)
     check_skeleton(net, memory_limit, time_limit)
     t0 = time.perf_counter()
