@@ -189,6 +189,25 @@ def test_the_streamed_paths_export_is_the_paths_document(spec):
     assert json.loads("".join(paths_export_pieces(result))) == result.export("paths") == result.export()
 
 
+@pytest.mark.parametrize("engine", ["skeleton", "deah-complete"])
+def test_basis_paths_of_a_big_basis_are_made_when_read(monkeypatch, engine):
+    """Above the threshold (lowered here to 1,000 paths) ``Result.basis_paths`` of a general network
+    is a sequence that makes each path when read (ResNet-50's 25.5 M paths as a list of dicts
+    were killed by the kernel past 21 GB): the same paths in the same order as the list, by
+    index, negative index, slice and iteration."""
+    net = parse_general(general_preset_spec("resnet20"), "r20", 10**7)
+    result = solve_general(net, engine)
+    listed = result.basis_paths
+    assert isinstance(listed, list) and len(listed) == net.m - net.H
+    monkeypatch.setattr(documents, "EXPLICIT_EXPORT_PATHS", 1000)
+    lazy = result.basis_paths
+    assert isinstance(lazy, described.DescribedPaths) and len(lazy) == len(listed)
+    assert list(lazy) == listed
+    for i in (0, 1, 4095, 4096, 123_456, len(listed) - 1, -1):
+        assert lazy[i] == listed[i]
+    assert lazy[100:110] == listed[100:110]
+
+
 def test_export_is_described_above_a_million_paths_and_verify_reads_both(tmp_path, monkeypatch):
     """The CIFAR ResNet-20 (271,690 weights): ``--export`` lists its paths; above the threshold
     (lowered here) the same command writes the described basis; ``--export-paths`` always lists

@@ -162,12 +162,15 @@ class DescribedBasis(LazyBlocks):
 
 
 class DescribedPaths(Sequence):
-    """The paths of a described basis as a read-only sequence of general paths
-    (``((layer, index), ...), taps``), each made when asked for: ``StoredRun.basis_paths`` of a
-    big network without a Python object per path."""
+    """The paths of a basis held as blocks (a ``LazyBlocks``: a described basis, a DEAH union) as a
+    read-only sequence, each path made when asked for, in the form ``form`` gives a block's paths
+    (default ``block_general_paths``: ``((layer, index), ...), taps``; ``block_paths``: JSON
+    objects): ``StoredRun.basis_paths`` and ``Result.basis_paths`` of a big network without a
+    Python object per path."""
 
-    def __init__(self, basis: DescribedBasis):
-        self.basis = basis
+    def __init__(self, basis: LazyBlocks, form=block_general_paths, network: GeneralNetwork | None = None):
+        self.basis, self.form = basis, form
+        self.network = network if network is not None else basis.network  # a DescribedBasis knows its own
 
     def __len__(self) -> int:
         return self.basis.path_count
@@ -177,11 +180,11 @@ class DescribedPaths(Sequence):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
-        return block_general_paths(self.basis.network, self.basis.path_at(index))[0]
+        return self.form(self.network, self.basis.path_at(index))[0]
 
     def __iter__(self):
         for block in self.basis:
-            yield from block_general_paths(self.basis.network, block)
+            yield from self.form(self.network, block)
 
 
 def _walk_problem(net: GeneralNetwork, side: str, block: GeneralBlock) -> str | None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..errors import BadInput
 from ..export import summary
 from .blocks import block_paths
-from .described import DescribedBasis
+from .described import DescribedBasis, DescribedPaths
+from .lazy_blocks import LazyBlocks, path_count
 from .described_io import described_document
 from .model import GeneralNetwork
 
@@ -20,9 +21,14 @@ _PIECE_ROWS = 4096
 __all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths"]
 
 
-def general_basis_paths(result) -> list[dict]:
-    """The basis of a general result as general paths ``{"nodes": [[layer, index], ...], "taps": [...]}``."""
-    return [p for b in result.basis for p in block_paths(result.network, b)]
+def general_basis_paths(result) -> Sequence[dict]:
+    """The basis of a general result as general paths ``{"nodes": [[layer, index], ...], "taps": [...]}``:
+    a list, or above ``EXPLICIT_EXPORT_PATHS`` paths a sequence that makes each path when read
+    (ResNet-50's 25.5 M paths as dicts would be over 20 GB)."""
+    basis = result.basis
+    if path_count(basis) <= EXPLICIT_EXPORT_PATHS:
+        return [p for b in basis for p in block_paths(result.network, b)]
+    return DescribedPaths(basis if isinstance(basis, LazyBlocks) else LazyBlocks(basis), block_paths, result.network)
 
 
 def general_summary(result) -> dict:
