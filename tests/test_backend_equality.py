@@ -276,6 +276,7 @@ READ_QUERIES = {
     # general networks (tests/test_general_store.py compares a general run's graph and answers)
     "general_layers", "general_connections", "general_kept_paths", "general_layer_counts", "general_path",
     "core_layers",  # the layers a run's substructure paths run through (a general DEAH run's core)
+    "run_designations", "run_families",  # a described (skeleton) run's walks and families: none here
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {
@@ -284,12 +285,15 @@ RUN_WRITES = {
     "link_kept", "link_discarded", "link_from_substructure", "insert_discards", "link_reason", "link_certified_by",
     "complete_run", "merge_general_network",
 }
+#: Written by a general skeleton run only (its description: tests/test_described_store.py compares
+#: what it reads back on both backends).
+DESCRIBED_WRITES = {"insert_designations", "insert_families"}
 #: Bookkeeping a successful run does not reach: run below in the same order on both backends.
 OTHER_WRITES = {"mark_stale_runs", "restart_run", "mark_run_deleting", "delete_run_artifacts", "delete_run"}
 
 
 def test_every_query_file_is_classified():
-    assert set(query_names()) == READ_QUERIES | RUN_WRITES | OTHER_WRITES
+    assert set(query_names()) == READ_QUERIES | RUN_WRITES | DESCRIBED_WRITES | OTHER_WRITES
 
 
 def _plain(value):
