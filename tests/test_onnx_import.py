@@ -209,12 +209,22 @@ def test_a_bias_added_to_a_conv_output_read_twice_does_not_copy_the_conv(tmp_pat
          [_w("wg", 5, 16)], "Flatten node 'fl' with axis 2: only axis 1 (N x features)"),
         ([helper.make_node("Reshape", ["r", "shp"], ["rs"], name="rs"), helper.make_node("Conv", ["rs", "w2"], ["out"], kernel_shape=[1, 1], name="c2")],
          [numpy_helper.from_array(np.array([1, 4, 4, 16], dtype=np.int64), "shp"), _w("w2", 2, 4, 1, 1)],
-         "Reshape node 'rs': only to N x features with a constant shape (a flatten)"),
+         "Reshape node 'rs': only to N x features (a flatten)"),
         ([helper.make_node("Flatten", ["r"], ["f"], name="fl"), helper.make_node("Gemm", ["f", "wg", "f"], ["out"], transB=1, name="g")],
          [_w("wg", 64, 64)], "Gemm node 'g': input 2 is computed, not a constant bias: not supported"),
         ([helper.make_node("Conv", ["r", "w1d"], ["out"], name="c2")], [_w("w1d", 4)], "Conv node 'c2': a weight of 1 dimensions"),
+        # the mean over channels mixes them without a weight: not a pool
+        ([helper.make_node("ReduceMean", ["r"], ["out"], axes=[1], keepdims=1, name="rm")], [],
+         "ReduceMean node 'rm' over axes [1]: only over spatial axes (a global average pool)"),
+        # a squeeze of a spatial axis of size 4 changes the shape, not only its rank
+        ([helper.make_node("Squeeze", ["r", "ax"], ["out"], name="sq")], [numpy_helper.from_array(np.array([2], dtype=np.int64), "ax")],
+         "Squeeze node 'sq': only of spatial axes of size 1 (after a global pool)"),
+        ([helper.make_node("Constant", [], ["c"], name="k", sparse_value=helper.make_sparse_tensor(
+            numpy_helper.from_array(np.ones(1, dtype=np.float32), "v"), numpy_helper.from_array(np.zeros(1, dtype=np.int64), "i"), [2])),
+          helper.make_node("Add", ["r", "c"], ["out"], name="a")], [], "Constant node 'k': only a tensor or number value"),
     ],
-    ids=["matmul-rank4", "flatten-axis2", "reshape", "gemm-computed-c", "conv-1d-weight"],
+    ids=["matmul-rank4", "flatten-axis2", "reshape", "gemm-computed-c", "conv-1d-weight", "reducemean-channels", "squeeze-size-4",
+         "sparse-constant"],
 )
 def test_operations_that_are_not_channel_mixing_are_refused(tmp_path, nodes, inits, message):
     stem = [helper.make_node("Conv", ["x", "w1"], ["y"], kernel_shape=[1, 1], name="c1"), helper.make_node("Relu", ["y"], ["r"], name="r1")]
@@ -252,3 +262,52 @@ def test_an_identity_node_on_an_initializer_is_that_constant(tmp_path):
     ], [_w("w1", 3, 3, 1, 1)], [_vi("x", [1, 3, 4, 4])], [_vi("out", [1, 3, 4, 4])])
     net = parse_general(spec_from_onnx(path), "shared", 10**6)
     assert (net.m, net.H) == (9 + 9, 3)
+
+
+def _pooled_classifier(tmp_path, tail, inits=(), opset=13):
+    """conv 3 -> 4 channels (1 x 1, a bias), ReLU, then ``tail`` from 'r' to the N x 4 tensor
+    'flat', and a Gemm 4 -> 2 (with bias): m = 12 + 4 + 8 + 2, H = 4, however 'flat' is spelled."""
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["y"], kernel_shape=[1, 1], name="c1"),
+             helper.make_node("Relu", ["y"], ["r"], name="r1"), *tail,
+             helper.make_node("Gemm", ["flat", "wg", "bg"], ["out"], transB=1, name="fc")]
+    graph = helper.make_graph(nodes, "pooled", [_vi("x", [1, 3, 4, 4])], [_vi("out", [1, 2])],
+                              [_w("w1", 4, 3, 1, 1), _w("b1", 4), _w("wg", 2, 4), _w("bg", 2), *inits])
+    path = tmp_path / "pooled.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), str(path))
+    return parse_general(spec_from_onnx(path), "pooled", 10**6)
+
+
+def _i64(name, *values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def _const(out, *values):
+    return helper.make_node("Constant", [], [out], name=f"const_{out}", value=_i64(out, *values))
+
+
+@pytest.mark.parametrize(
+    "tail, inits, opset",
+    [
+        # x.mean((2, 3)): ReduceMean with axes as an attribute (opset 13) and as a Constant input (18)
+        ([helper.make_node("ReduceMean", ["r"], ["flat"], axes=[2, 3], keepdims=0, name="rm")], [], 13),
+        ([_const("axes", -2, -1), helper.make_node("ReduceMean", ["r", "axes"], ["flat"], keepdims=0, name="rm")], [], 18),
+        # keepdims, then Squeeze of both 1 x 1 axes, or one at a time (x.squeeze(-1).squeeze(-1))
+        ([helper.make_node("ReduceMean", ["r"], ["p"], axes=[2, 3], keepdims=1, name="rm"),
+          helper.make_node("Squeeze", ["p", "ax"], ["flat"], name="sq")], [_i64("ax", 2, 3)], 13),
+        ([helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"), _const("a1", -1), _const("a2", -1),
+          helper.make_node("Squeeze", ["p", "a1"], ["s1"], name="sq1"), helper.make_node("Squeeze", ["s1", "a2"], ["flat"], name="sq2")], [], 13),
+        # the legacy exporter's x.view(x.size(0), -1): a Constant shape, or shape arithmetic
+        ([helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"), _const("shape", 1, -1),
+          helper.make_node("Reshape", ["p", "shape"], ["flat"], name="rs")], [], 13),
+        ([helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"), helper.make_node("Shape", ["p"], ["s"], name="shape"),
+          _const("zero", 0), helper.make_node("Gather", ["s", "zero"], ["n"], axis=0, name="gather"), _const("minus1", -1),
+          _const("ax0", 0), helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"], name="u1"),
+          helper.make_node("Concat", ["n1", "minus1"], ["shape2"], axis=0, name="cat"),
+          helper.make_node("Reshape", ["p", "shape2"], ["flat"], name="rs")], [], 13),
+    ],
+    ids=["reducemean-attribute", "reducemean-constant-axes", "keepdims-squeeze", "squeeze-twice", "constant-reshape", "shape-arithmetic"],
+)
+def test_every_spelling_of_a_global_pool_and_flatten_reads_the_same_network(tmp_path, tail, inits, opset):
+    net = _pooled_classifier(tmp_path, tail, inits, opset)
+    assert (net.m, net.H) == (12 + 4 + 8 + 2, 4)
+    assert solve_general(net).certified

@@ -217,6 +217,8 @@ CHANNEL_MODELS = [
     ("conv1d_dilated", (1, 2, 10), {"1": "0"}, 3),
     # shared BN: conv, its scaled copy and their sum are one class (identity edges)
     ("shared_bn", (1, 3, 8, 8), {}, 4),
+    # x.mean((2, 3)) and torch.mean(keepdim=True) as global pools: conv 8 and head 6 channels
+    ("mean_pool_cnn", (1, 3, 8, 8), {}, 8 + 6),
 ]
 
 
@@ -287,26 +289,35 @@ def test_general_flag_reads_a_plain_mlp_at_channel_level_with_its_biases(ti):
 
 def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
     """torch.onnx.export of each model, read by from-onnx: the same m and H as from-torch (the
-    exporter folds BatchNorm into the conv before it itself where it can)."""
+    exporter folds BatchNorm into the conv before it itself where it can). Its Constant nodes,
+    ReduceMean and, with a dynamic batch axis, the shape arithmetic of x.view(x.size(0), -1)
+    (Shape, Gather, Unsqueeze, Concat into a Reshape) are read."""
     import contextlib
     import io
     import warnings
 
     import torch
 
-    pytest.importorskip("onnx", reason="the onnx package is not installed")
+    onnx = pytest.importorskip("onnx", reason="the onnx package is not installed")
     from basispath_graph.general.model import parse_general
     from basispath_graph.general.onnx_import import spec_from_onnx
 
-    for factory, shape, _, _ in CHANNEL_MODELS:
-        model = (models._MiniDenseNet(view=False) if factory == "mini_densenet" else getattr(models, factory)()).eval()
+    exports = [(factory, shape, {}) for factory, shape, _, _ in CHANNEL_MODELS]
+    exports.append(("mini_densenet", (2, 3, 8, 8), {"input_names": ["x"], "dynamic_axes": {"x": {0: "N"}}, "do_constant_folding": False}))
+    for factory, shape, options in exports:
+        model = getattr(models, factory)().eval()
         path = tmp_path / f"{factory}.onnx"
         try:
             with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
                 warnings.simplefilter("ignore")
-                torch.onnx.export(model, (torch.zeros(shape),), str(path), dynamo=False)
+                torch.onnx.export(model, (torch.zeros(shape),), str(path), dynamo=False, **options)
         except Exception as exc:  # noqa: BLE001 - an exporter this torch cannot run
             pytest.skip(f"torch.onnx.export does not work here: {type(exc).__name__}: {exc}")
+        ops = {n.op_type for n in onnx.load(str(path)).graph.node}
+        if factory == "mean_pool_cnn":
+            assert "ReduceMean" in ops
+        if options:
+            assert {"Shape", "Gather", "Unsqueeze", "Concat", "Reshape"} <= ops
         from_onnx = parse_general(spec_from_onnx(path), factory, 10**7)
         from_torch = ti.network_from_module(model, factory, factory, general=True)
         assert (from_torch.m, from_torch.H) == (from_onnx.m, from_onnx.H), factory

@@ -217,6 +217,27 @@ def mini_densenet() -> nn.Module:
     return _MiniDenseNet()
 
 
+class _MeanPoolCNN(nn.Module):
+    """Global average pooling written as x.mean((2, 3)) (torch.onnx.export: ReduceMean), then a
+    conv read as a 1 x 1 map again through torch.mean(..., keepdim=True)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.head = nn.Conv2d(8, 6, 1)
+        self.fc = nn.Linear(8 + 6, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv(x))
+        pooled = x.mean((2, 3))
+        head = F.relu(self.head(torch.mean(x, dim=(-2, -1), keepdim=True)))
+        return self.fc(torch.cat([pooled, torch.flatten(head, 1)], 1))
+
+
+def mean_pool_cnn() -> nn.Module:
+    return _MeanPoolCNN()
+
+
 def mini_vgg() -> nn.Module:
     """VGG-style: conv-ReLU-maxpool twice, then nn.Flatten of 8 x 4 x 4 into a Linear of
     in_features 128 (16 spatial taps per channel); needs --input-shape 1x3x16x16 to be checked."""

@@ -25,6 +25,15 @@ A pending sum becomes a layer when something other than ``Add`` or a foldable Ba
 - ``Add``: pending + pending merge; pending + view adds ``identity`` edges (the ResNet shortcut;
   equal channel counts, a view of one layer); view + view makes a layer of two identities;
   an initializer operand is a bias.
+- ``Constant`` nodes are constants like initializers (the legacy exporter writes Reshape shapes
+  and ReduceMean axes as Constants). **Shape arithmetic** (``Shape``, ``Gather``, ``Unsqueeze``,
+  ``Squeeze``, ``Concat``, ``Cast`` on shapes: ``x.view(x.size(0), -1)``) is followed as a list
+  of known or unknown sizes, so a ``Reshape`` to N x features reads as a flatten wherever its
+  shape comes from.
+- ``ReduceMean`` over the spatial axes (``x.mean((2, 3))``: global average pooling, channel-wise
+  and positively homogeneous) passes the channels through, flat unless ``keepdims``; over the
+  channel axis it mixes channels without a weight and is refused. ``Squeeze`` of 1 x 1 spatial
+  axes is a flatten.
 - anything else (GELU, attention, LayerNorm, Softmax, ...) is refused by its op name.
 """
 
@@ -61,6 +70,7 @@ class _Importer:
         self.init = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer}
         self.rank = {v.name: len(v.type.tensor_type.shape.dim) for v in (*self.graph.value_info, *self.graph.input, *self.graph.output)
                      if v.type.tensor_type.HasField("shape")}
+        self.shapes: dict[str, list[int | None]] = {}  # shape tensors: their entries (None: unknown)
         self.g = ChannelGraph(name, OnnxImportError)
         for node in self.graph.node:
             for t in node.input:
@@ -82,6 +92,11 @@ class _Importer:
             op = node.op_type
             if node.domain not in ("", "ai.onnx"):
                 raise OnnxImportError(f"unsupported operation {node.domain}.{op} (node {node.name!r}): only the standard ONNX domain")
+            if op == "Constant":  # no input: a constant, as an initializer is
+                self._op_Constant(node)
+                continue
+            if self._shape_arithmetic(node):
+                continue
             if not node.input or not node.input[0] or not node.output:
                 raise OnnxImportError(f"{op} node {node.name!r} has no input or no output")
             handler = getattr(self, f"_op_{op}", None)
@@ -179,11 +194,96 @@ class _Importer:
             self.g.pass_through(node.output[0], node.input[0], _where(node))
 
     def _op_Reshape(self, node) -> None:
-        """Only to N x features (a flatten before a Gemm): a constant shape [N | -1 | 0, F | -1]."""
-        shape = self.init.get(node.input[1]) if len(node.input) > 1 else None
-        if shape is None or shape.ndim != 1 or len(shape) != 2 or (shape[1] != -1 and shape[1] < 1):
-            raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features with a constant shape (a flatten)")
+        """Only to N x features (a flatten before a Gemm): a shape [N | -1 | 0, F | -1], constant
+        or computed from the input's own shape (``x.view(x.size(0), -1)``)."""
+        shape = self._shape_value(node.input[1]) if len(node.input) > 1 else None
+        if shape is None or len(shape) != 2 or (shape[1] is not None and shape[1] != -1 and shape[1] < 1):
+            raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features (a flatten)")
         self.g.flatten(node.output[0], node.input[0], _where(node))
+
+    def _op_Constant(self, node) -> None:
+        for a in node.attribute:
+            if a.name == "value":
+                self.init[node.output[0]] = self._onnx.numpy_helper.to_array(a.t)
+                return
+            if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
+                self.init[node.output[0]] = np.array(self._onnx.helper.get_attribute_value(a))
+                return
+        raise OnnxImportError(f"Constant node {node.name!r}: only a tensor or number value")
+
+    def _shape_value(self, name: str) -> list[int | None] | None:
+        """A shape-valued tensor's entries: a constant, or the result of shape arithmetic."""
+        if name in self.shapes:
+            return self.shapes[name]
+        if name in self.init and self.init[name].ndim <= 1 and self.init[name].dtype.kind in "iu":
+            return [int(v) for v in np.atleast_1d(self.init[name])]
+        return None
+
+    def _dims(self, name: str) -> list[int | None] | None:
+        for v in (*self.graph.value_info, *self.graph.input, *self.graph.output):
+            if v.name == name and v.type.tensor_type.HasField("shape"):
+                return [d.dim_value or None for d in v.type.tensor_type.shape.dim]
+        return None
+
+    def _shape_arithmetic(self, node) -> bool:
+        """Follow ``Shape`` and the ops on its result (no channels: sizes); True if handled."""
+        op, ins = node.op_type, list(node.input)
+        if op == "Shape":
+            dims = self._dims(ins[0]) or [None] * self.rank.get(ins[0], 0)
+            self.shapes[node.output[0]] = dims[self._attr(node, "start", 0):self._attr(node, "end", len(dims)) or None]
+            return True
+        values = [self._shape_value(t) for t in ins if t]
+        if not ins or not node.output or not values or any(v is None for v in values):
+            return False  # on a tensor of channels: the op's own rule
+        if op == "Gather":
+            data, index = values[0], np.atleast_1d(self.init.get(ins[1], np.array(values[1])))
+            self.shapes[node.output[0]] = [data[int(i)] if -len(data) <= int(i) < len(data) else None for i in index]
+        elif op in ("Unsqueeze", "Squeeze", "Cast", "Identity"):
+            self.shapes[node.output[0]] = values[0]
+        elif op == "Concat":
+            self.shapes[node.output[0]] = [v for value in values for v in value]
+        else:
+            return False
+        return True
+
+    def _axes(self, node) -> list[int] | None:
+        """The ``axes`` of a reduction or squeeze: an attribute (older opsets) or input 1."""
+        axes = self._attr(node, "axes", None)
+        if axes is None and len(node.input) > 1 and node.input[1]:
+            value = self._shape_value(node.input[1])
+            if value is None or None in value:
+                raise OnnxImportError(f"{node.op_type} node {node.name!r}: its axes must be a constant")
+            axes = value
+        if axes is None:
+            return None
+        rank = self.rank.get(node.input[0])
+        if rank is None and any(a < 0 for a in axes):
+            raise OnnxImportError(f"{node.op_type} node {node.name!r}: axes {list(axes)} of a tensor of unknown rank")
+        return sorted(a % rank if rank else a for a in axes)
+
+    def _op_ReduceMean(self, node) -> None:
+        """``x.mean((2, 3))``: global average pooling (channel-wise), flat unless ``keepdims``."""
+        axes, rank = self._axes(node), self.rank.get(node.input[0])
+        if axes is None or 0 in axes or 1 in axes or (rank is not None and rank < 3):
+            raise OnnxImportError(f"ReduceMean node {node.name!r} over axes {axes}: only over spatial axes (a global average pool)")
+        if self._attr(node, "keepdims", 1) or (rank is not None and len(axes) < rank - 2):
+            self.g.pass_through(node.output[0], node.input[0], _where(node))
+        else:
+            self.g.flatten(node.output[0], node.input[0], _where(node))
+
+    def _op_Squeeze(self, node) -> None:
+        """Of spatial axes of size 1 (``x.squeeze(-1)`` after a global pool): the channels pass
+        through, flat once no spatial axis is left (N x C x 1 x 1 -> N x C)."""
+        dims = self._dims(node.input[0])
+        axes = self._axes(node) if dims is not None else None
+        if axes is None and dims is not None:
+            axes = [a for a, d in enumerate(dims) if d == 1 and a >= 2]
+        if axes is None or 0 in axes or 1 in axes or any(dims[a] != 1 for a in axes):
+            raise OnnxImportError(f"Squeeze node {node.name!r}: only of spatial axes of size 1 (after a global pool)")
+        if len(dims) - len(axes) == 2:
+            self.g.flatten(node.output[0], node.input[0], _where(node))
+        else:
+            self.g.pass_through(node.output[0], node.input[0], _where(node))
 
 
 def spec_from_onnx(path, name: str | None = None) -> dict:

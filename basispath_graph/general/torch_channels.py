@@ -242,6 +242,8 @@ class _Reader:
             self._flatten(node, self.arg(node, 1, "start_dim", 0), self.arg(node, 2, "end_dim", -1))
         elif target in self.cats:
             self._cat(node)
+        elif target is torch.mean:
+            self._mean(node)
         elif target in self.adds:
             self._add(node)
         elif node.name in self.sizes:
@@ -266,8 +268,31 @@ class _Reader:
             self.g.flatten(node.name, self.tensor(node, node.args[0]), self.where(node))
         elif name in ("add", "add_"):
             self._add(node)
+        elif name == "mean":
+            self._mean(node)
         else:
             raise self.refuse(node)
+
+    def _mean(self, node) -> None:
+        """``x.mean((2, 3))`` / ``torch.mean(x, dim)`` over the spatial axes: global average
+        pooling (channel-wise, positively homogeneous), flat (N x C) unless ``keepdim``."""
+        dims = self.arg(node, 1, "dim", None)
+        dims = [dims] if isinstance(dims, int) else list(dims) if isinstance(dims, (list, tuple)) else None
+        src = self.tensor(node, node.args[0])
+        rank = self.rank.get(src)
+        if rank is not None:
+            dims = sorted(d % rank for d in dims) if dims else None
+        # without an input shape the ranks are unknown: the dims are taken as all the spatial axes
+        if not dims or any(isinstance(d, bool) or not isinstance(d, int) or d in (0, 1) for d in dims) or \
+                (rank is None and src not in self.spatial):
+            raise self.refuse(node, f" over dim={self.arg(node, 1, 'dim', None)!r}: only over the spatial axes of N x C x ... maps"
+                                    " (a global average pool)")
+        keep = self.arg(node, 2, "keepdim", False)
+        if keep or (rank is not None and len(dims) < rank - 2):
+            self.g.pass_through(node.name, src, self.where(node))
+            self.spatial.add(node.name)
+        else:
+            self.g.flatten(node.name, src, self.where(node))
 
     def _flatten(self, node, start, end) -> None:
         if (start, end) != (1, -1):
