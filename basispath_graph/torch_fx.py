@@ -9,7 +9,7 @@ import sys
 
 from .errors import BadInput
 
-__all__ = ["TorchImportError", "TorchMissing", "UnsupportedOperation", "import_torch", "one_line", "op_name", "trace"]
+__all__ = ["TorchImportError", "TorchMissing", "UnsupportedOperation", "UnsupportedOperations", "import_torch", "one_line", "op_name", "trace"]
 
 
 class TorchImportError(BadInput):
@@ -34,6 +34,14 @@ class UnsupportedOperation(TorchImportError):
         if not detail and op in _SUM_OPS:
             detail = " (a residual sum is not a layered network: use torch.cat for skip connections)"
         super().__init__(f"unsupported operation {op} in {source}{detail}")
+
+
+class UnsupportedOperations(UnsupportedOperation):
+    """Every operation of a model that a reader refused, in one line (``ops``: their names)."""
+
+    def __init__(self, message: str, ops: list[str]):
+        TorchImportError.__init__(self, message)
+        self.op, self.ops = ops[0], ops
 
 
 def one_line(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ needs no PyTorch: it hides any installed one behind a ``torch`` package that fai
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -157,7 +158,7 @@ def test_cli_from_torch_refusals(models, tmp_path, monkeypatch, capsys):
     cases = [
         (
             [f"{MODELS}:gelu_convnet", "-o", "gelu.json"],
-            f"unsupported operation torch.nn.GELU (module '1') in {MODELS}:gelu_convnet",
+            f"unsupported operation torch.nn.GELU (module '1') in {MODELS}:gelu_convnet; not positively homogeneous (basis paths do not describe this network)",
         ),
         (
             ["tests.torch_models:grouped_conv"],
@@ -327,9 +328,11 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
     "factory, message",
     [
         ("grouped_conv", "unsupported operation torch.nn.Conv2d (module '0') in {src}: grouped conv (groups=2) is not supported, only groups=1"),
-        ("gelu_convnet", "unsupported operation torch.nn.GELU (module '1') in {src}"),
-        ("layernorm_mlp", "unsupported operation torch.nn.LayerNorm (module '1') in {src}"),
-        ("attention", "unsupported operation Tensor.transpose in {src}"),
+        ("gelu_convnet", "unsupported operation torch.nn.GELU (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
+        ("layernorm_mlp", "unsupported operation torch.nn.LayerNorm (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
+        # every blocker is named, grouped by why
+        ("attention", "3 unsupported operations in {src}; not positively homogeneous (basis paths do not describe this network):"
+         " operator.matmul; torch.softmax | not supported yet: Tensor.transpose"),
         ("plus_constant", "unsupported operation operator.add in {src} (adds a constant: only a + b of two computed tensors"
          " or a per-channel parameter)"),
         ("bn_without_affine", "unsupported operation torch.nn.BatchNorm2d (module '1') in {src}: BatchNorm without affine=True"
@@ -345,6 +348,31 @@ def test_channel_level_refusals_name_the_operation(ti, factory, message):
     with pytest.raises(ti.TorchImportError) as info:
         ti.read_torch_model(src)
     assert str(info.value) == message.format(src=src)
+
+
+def test_every_blocker_is_named_grouped_by_why(ti):
+    src = f"{MODELS}:blocked"
+    with pytest.raises(ti.TorchImportError) as info:
+        ti.read_torch_model(src)
+    assert str(info.value) == (
+        f"5 unsupported operations in {src}; not positively homogeneous (basis paths do not describe this network):"
+        " torch.nn.SiLU (module 'act'); torch.sigmoid; operator.mul; torch.nn.LayerNorm (module 'norm')"
+        " | not supported yet: torch.nn.Conv2d (module 'grouped'): grouped conv (groups=2) is not supported, only groups=1")
+
+
+def test_shape_checks_are_ignored(ti, models):
+    net = ti.network_from_torch(f"{MODELS}:checked")
+    assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 * 2 + 2, 4)
+
+
+def test_a_model_in_training_mode_with_auxiliary_outputs_is_told_to_call_eval(ti):
+    src = f"{MODELS}:aux_outputs"
+    with pytest.raises(ti.TorchImportError) as info:
+        ti.read_torch_model(src)
+    assert re.fullmatch(rf"unsupported operation \S+\.Outputs in {re.escape(src)}; .*", str(info.value))  # the namedtuple
+    assert str(info.value).endswith("; the model is in training mode, where it returns auxiliary outputs: call .eval() first")
+    net = ti.network_from_torch(f"{MODELS}:aux_outputs_eval")
+    assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 * 2 + 2, 4)  # the auxiliary head is not in eval's function
 
 
 def test_linear_on_maps_is_refused_with_the_rank_from_an_input_shape(ti):

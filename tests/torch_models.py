@@ -374,3 +374,71 @@ class _TwoBranches(nn.Module):
 
 def two_branches() -> nn.Module:
     return _TwoBranches()
+
+
+class _Blocked(nn.Module):
+    """Three blockers on one path: a grouped conv (not supported yet), SiLU and a squeeze-
+    excitation gate (x * sigmoid(...): a product of two functions of x), then LayerNorm."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 4, 3)
+        self.grouped = nn.Conv2d(4, 4, 3, groups=2)
+        self.act = nn.SiLU()
+        self.gate = nn.Conv2d(4, 4, 1)
+        self.norm = nn.LayerNorm(4)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = self.act(self.grouped(torch.relu(self.stem(x))))
+        x = x * torch.sigmoid(self.gate(x.mean((2, 3), keepdim=True)))
+        return self.fc(self.norm(x.mean((2, 3))))
+
+
+def blocked() -> nn.Module:
+    return _Blocked()
+
+
+class _Checked(nn.Module):
+    """mini CNN with torch._assert shape checks (as torchvision's ViT writes them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        torch._assert(x.dim() == 4, "expected N x C x H x W")
+        n, c, h, w = x.shape
+        torch._assert(c == 3, f"expected 3 channels, got {c}")
+        return self.fc(torch.relu(self.conv(x)).mean((2, 3)))
+
+
+def checked() -> nn.Module:
+    return _Checked()
+
+
+class _AuxOutputs(nn.Module):
+    """GoogLeNet-like: in training mode a namedtuple of the logits and an auxiliary head's."""
+
+    Outputs = __import__("collections").namedtuple("Outputs", ["logits", "aux"])
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+        self.aux = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x)).mean((2, 3))
+        if self.training:
+            return self.Outputs(self.fc(h), self.aux(h))
+        return self.fc(h)
+
+
+def aux_outputs() -> nn.Module:
+    return _AuxOutputs()
+
+
+def aux_outputs_eval() -> nn.Module:
+    return _AuxOutputs().eval()

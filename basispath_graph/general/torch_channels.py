@@ -22,7 +22,12 @@ ReLU (module, function, method), dropout,          pass through (channel-wise, n
 =================================================  ==========================================
 
 Anything else (GELU, LayerNorm, attention, grouped or transposed conv, ...) is refused by its
-op name: ``unsupported operation torch.nn.GELU (module 'act') in SOURCE``.
+op name: ``unsupported operation torch.nn.GELU (module 'act') in SOURCE; not positively homogeneous
+(basis paths do not describe this network)``. The walk goes on past a refusal (the refused node's
+result stands for its input's channels), so every blocker is named in one line, grouped as not
+positively homogeneous (``NOT_HOMOGENEOUS``) or not supported yet; a model traced in training mode
+that builds an object of auxiliary outputs is told to call ``.eval()``. ``torch._assert`` and the
+nodes that only feed it (shape checks) are skipped.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import math
 import operator
 import sys
 
-from ..torch_fx import TorchImportError, UnsupportedOperation, import_torch, op_name, trace
+from ..torch_fx import TorchImportError, UnsupportedOperation, UnsupportedOperations, import_torch, op_name, trace
 from .channel_graph import ChannelGraph
 
 __all__ = ["general_spec_from_module"]
@@ -41,6 +46,25 @@ _POOLS = ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", 
           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d")
 _DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+
+
+#: Operations that are not positively homogeneous (f(t x) != t f(x) for t > 0), by the last part
+#: of their name: basis paths do not describe a network that uses them, whatever the importer.
+NOT_HOMOGENEOUS = {
+    "GELU", "gelu", "SiLU", "silu", "Sigmoid", "sigmoid", "Tanh", "tanh", "Softmax", "softmax", "LogSoftmax", "log_softmax",
+    "LayerNorm", "layer_norm", "GroupNorm", "group_norm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "instance_norm",
+    "LocalResponseNorm", "local_response_norm", "Hardswish", "hardswish", "Hardsigmoid", "hardsigmoid", "ReLU6", "relu6",
+    "Hardtanh", "hardtanh", "ELU", "elu", "SELU", "selu", "CELU", "celu", "Mish", "mish", "Softplus", "softplus",
+    "MultiheadAttention", "scaled_dot_product_attention", "mul", "mul_", "matmul", "bmm", "exp", "log", "sqrt", "rsqrt", "pow",
+    "div", "truediv",
+}
+HOMOGENEITY = "not positively homogeneous (basis paths do not describe this network)"  # the group's name
+
+
+def _not_homogeneous(op: str) -> bool:
+    """Whether ``op`` (``op_name``: ``torch.nn.GELU (module 'act')``, ``operator.mul``) is one of
+    ``NOT_HOMOGENEOUS``."""
+    return op.split(" (module")[0].rsplit(".", 1)[-1] in NOT_HOMOGENEOUS
 
 
 def _tensor_nodes(value, fx) -> list:
@@ -55,6 +79,7 @@ class _Reader:
         self.torch = torch = import_torch()
         self.nn, self.F = torch.nn, torch.nn.functional
         self.source = source
+        self.training = bool(getattr(module, "training", False))  # BatchNorm is read as in eval mode either way
         self.traced = trace(module, source)
         self.g = ChannelGraph(name, TorchImportError)
         self.input_shape = input_shape
@@ -67,10 +92,11 @@ class _Reader:
         for node in self.traced.graph.nodes:
             if self._is_size(node):
                 self.sizes.add(node.name)
+        self.checks = self._shape_checks()
         for node in self.traced.graph.nodes:
             self.g.labels[node.name] = str(node.target) if node.op == "call_module" else node.name
-            if node.name in self.sizes:
-                continue  # x.size(0) in x.view(x.size(0), -1) does not read x's values
+            if node.name in self.sizes or node.name in self.checks:
+                continue  # x.size(0) in x.view(x.size(0), -1) does not read x's values; nor does an assert
             for used in _tensor_nodes((node.args, node.kwargs), torch.fx):
                 self.g.readers[used.name] = self.g.readers.get(used.name, 0) + 1
         F = self.F
@@ -112,6 +138,18 @@ class _Reader:
         finally:
             self.traced.train(was)
 
+    def _shape_checks(self) -> set[str]:
+        """``torch._assert`` and the nodes that only feed one (``torch._assert(x.dim() == 4, ...)``,
+        ViT's shape checks): they compute no part of the network's function and are skipped."""
+        asserts = {getattr(self.torch, "_assert", None), getattr(self.torch, "_assert_async", None)} - {None}
+        checks: set[str] = set()
+        for node in reversed(list(self.traced.graph.nodes)):
+            if node.op == "call_function" and node.target in asserts:
+                checks.add(node.name)
+            elif node.op in ("call_function", "call_method") and node.users and all(u.name in checks for u in node.users):
+                checks.add(node.name)
+        return checks
+
     # -- helpers ----------------------------------------------------------------------------
 
     def where(self, node) -> str:
@@ -148,30 +186,86 @@ class _Reader:
             raise TorchImportError(f"{self.source}: the model must take exactly one input tensor, its forward() takes"
                                    f" {len(placeholders)} ({names})")
         outputs: list[str] = []
+        blockers: list[UnsupportedOperation] = []  # every refused operation, named at the end
+        blocked: set[str] = set()  # what a refused operation made, and everything computed from it
         for node in self.traced.graph.nodes:
-            if node.op == "placeholder":
-                self.g.input(node.name, self.input_shape[1] if self.input_shape else None)
-            elif node.op == "get_attr":
-                self.params[node.name] = self.traced.get_parameter(node.target) if self._is_param(node) else None
-            elif node.op == "call_module":
-                self._module(node, self.traced.get_submodule(node.target))
-            elif node.op == "call_function":
-                self._function(node)
-            elif node.op == "call_method":
-                self._method(node)
-            elif node.op == "output":
-                result = node.args[0] if node.args else None
-                results = list(result) if isinstance(result, (list, tuple)) else [result]
-                if not results or not all(isinstance(r, self.torch.fx.Node) for r in results):
-                    raise TorchImportError(f"{self.source}: the model must return a tensor (or a tuple of tensors)")
-                outputs = [self.tensor(node, r) for r in results]  # counted as readers: the output node's arguments
-            else:
-                raise self.refuse(node)
+            if node.name in self.checks:
+                continue
+            downstream = any(n.name in blocked for n in _tensor_nodes((node.args, node.kwargs), self.torch.fx))
+            if node.op == "output":
+                if not downstream:
+                    outputs = self._outputs(node)
+                continue
+            try:
+                self._node(node)
+            except UnsupportedOperation as exc:
+                blockers.append((node, exc))  # judged on: every blocker is named, not only the first
+                blocked.add(node.name)
+                self._stand_in(node)
+            except (TorchImportError, KeyError):
+                if not downstream:
+                    raise
+                blocked.add(node.name)  # what a refused operation feeds cannot be judged on its shapes
+                self._stand_in(node)
+        if blockers:
+            raise self._refusal(blockers)
         for node in self.traced.graph.nodes:  # a result nothing reads would silently drop its weights
             if node.op in ("call_module", "call_function", "call_method") and node.name in self.g.tensors \
                     and not self.g.readers.get(node.name):
                 raise TorchImportError(f"{self.where(node)}: its result is not used (not a part of the network's function)")
         return self.g.finish(outputs, f"the output of {self.source}")
+
+    def _refusal(self, blockers: list) -> UnsupportedOperations:
+        """One line naming every refused operation, grouped: not positively homogeneous, or not
+        supported yet; with the hint to call .eval() where the model, traced in training mode,
+        builds an object of auxiliary outputs (GoogLeNet, Inception)."""
+        hint = ""
+        if self.training and any(isinstance(node.target, type) for node, _ in blockers):
+            hint = "; the model is in training mode, where it returns auxiliary outputs: call .eval() first"
+        ops = [exc.op for _, exc in blockers]
+        if len(blockers) == 1:
+            exc = blockers[0][1]
+            extra = f"; {HOMOGENEITY}" if _not_homogeneous(exc.op) else ""
+            return UnsupportedOperations(f"{exc}{extra}{hint}", ops)
+        groups: dict[str, list[str]] = {HOMOGENEITY: [], "not supported yet": []}
+        for _, exc in blockers:
+            text = str(exc).replace("unsupported operation ", "", 1).replace(f" in {self.source}", "", 1)
+            groups[HOMOGENEITY if _not_homogeneous(exc.op) else "not supported yet"].append(text)
+        parts = [f"{what}: {'; '.join(items)}" for what, items in groups.items() if items]
+        return UnsupportedOperations(f"{len(blockers)} unsupported operations in {self.source}; {' | '.join(parts)}{hint}", ops)
+
+    def _node(self, node) -> None:
+        if node.op == "placeholder":
+            self.g.input(node.name, self.input_shape[1] if self.input_shape else None)
+        elif node.op == "get_attr":
+            self.params[node.name] = self.traced.get_parameter(node.target) if self._is_param(node) else None
+        elif node.op == "call_module":
+            self._module(node, self.traced.get_submodule(node.target))
+        elif node.op == "call_function":
+            self._function(node)
+        elif node.op == "call_method":
+            self._method(node)
+        elif node.op != "output":
+            raise self.refuse(node)
+
+    def _stand_in(self, node) -> None:
+        """After a refusal: the node's result stands for its first tensor input's channels, so
+        the operations after it are judged too (their own refusals named as well)."""
+        for n in _tensor_nodes((node.args, node.kwargs), self.torch.fx):
+            if n.name in self.g.tensors and node.name not in self.g.tensors:
+                with contextlib.suppress(TorchImportError, KeyError):
+                    self.g.pass_through(node.name, n.name, self.where(node))
+                    self._inherit(node.name, n.name)
+                return
+
+    def _outputs(self, node) -> list[str]:
+        """The keys of the model's outputs (counted as readers: the output node's arguments)."""
+        result = node.args[0] if node.args else None
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+        if not results or not all(isinstance(r, self.torch.fx.Node) for r in results):
+            hint = ": the model is in training mode, where it may return auxiliary outputs: call .eval() first" if self.training else ""
+            raise TorchImportError(f"{self.source}: the model must return a tensor (or a tuple of tensors){hint}")
+        return [self.tensor(node, r) for r in results]
 
     def _is_size(self, node) -> bool:
         """x.size(...), x.shape, x.shape[k] (only good as the shape of a view)."""
