@@ -67,6 +67,16 @@ def _not_homogeneous(op: str) -> bool:
     return op.split(" (module")[0].rsplit(".", 1)[-1] in NOT_HOMOGENEOUS
 
 
+def _entry(key: str, places: list[str]) -> str:
+    """An operation refused once (its own text) or several times: how often, and where."""
+    if len(places) == 1:
+        return places[0] if not places[0].startswith("'") else key.replace(":", f" (module {places[0]}):", 1) \
+            if ":" in key else f"{key} (module {places[0]})"
+    shown = ", ".join(p for p in places[:3] if p.startswith("'"))
+    more = ", ..." if len(places) > 3 else ""
+    return f"{key} x{len(places)}" + (f" (modules {shown}{more})" if shown else "")
+
+
 def _tensor_nodes(value, fx) -> list:
     """The fx nodes inside an argument (nested lists/tuples/dicts)."""
     found = []
@@ -196,6 +206,8 @@ class _Reader:
                 if not downstream:
                     outputs = self._outputs(node)
                 continue
+            if downstream:  # computed from a refused operation: its shapes are a stand-in's
+                blocked.add(node.name)
             try:
                 self._node(node)
             except UnsupportedOperation as exc:
@@ -205,8 +217,7 @@ class _Reader:
             except (TorchImportError, KeyError):
                 if not downstream:
                     raise
-                blocked.add(node.name)  # what a refused operation feeds cannot be judged on its shapes
-                self._stand_in(node)
+                self._stand_in(node)  # a shape that only a stand-in made wrong: not the model's fault
         if blockers:
             raise self._refusal(blockers)
         for node in self.traced.graph.nodes:  # a result nothing reads would silently drop its weights
@@ -227,11 +238,14 @@ class _Reader:
             exc = blockers[0][1]
             extra = f"; {HOMOGENEITY}" if _not_homogeneous(exc.op) else ""
             return UnsupportedOperations(f"{exc}{extra}{hint}", ops)
-        groups: dict[str, list[str]] = {HOMOGENEITY: [], "not supported yet": []}
-        for _, exc in blockers:
+        groups: dict[str, dict[str, list[str]]] = {HOMOGENEITY: {}, "not supported yet": {}}
+        for node, exc in blockers:  # one entry per operation and detail, its modules listed
             text = str(exc).replace("unsupported operation ", "", 1).replace(f" in {self.source}", "", 1)
-            groups[HOMOGENEITY if _not_homogeneous(exc.op) else "not supported yet"].append(text)
-        parts = [f"{what}: {'; '.join(items)}" for what, items in groups.items() if items]
+            key = text.replace(f" (module {node.target!r})", "") if node.op == "call_module" else text
+            where = repr(node.target) if node.op == "call_module" else None
+            groups[HOMOGENEITY if _not_homogeneous(exc.op) else "not supported yet"].setdefault(key, []).append(where or text)
+        parts = [f"{what}: {'; '.join(_entry(key, places) for key, places in entries.items())}"
+                 for what, entries in groups.items() if entries]
         return UnsupportedOperations(f"{len(blockers)} unsupported operations in {self.source}; {' | '.join(parts)}{hint}", ops)
 
     def _node(self, node) -> None:
