@@ -141,7 +141,7 @@ def test_from_onnx_cli_writes_a_spec_that_solves(tmp_path):
     [
         (lambda m, x: m.op("Gelu", x), "unsupported operation Gelu (node 'gelu2')"),
         (lambda m, x: m.op("Softmax", x), "unsupported operation Softmax (node 'softmax2')"),
-        (lambda m, x: m.conv(x, 4, 4, 3, group=2), "grouped conv (node 'conv2', group=2) is not supported: only group=1"),
+        (lambda m, x: m.conv(x, 4, 4, 3, group=2), "grouped conv (node 'conv2', group=2) is not supported: only group=1 and depthwise"),
     ],
 )
 def test_from_onnx_refuses_by_op_name(tmp_path, mutate, message):

@@ -163,7 +163,7 @@ def test_cli_from_torch_refusals(models, tmp_path, monkeypatch, capsys):
         (
             ["tests.torch_models:grouped_conv"],
             "unsupported operation torch.nn.Conv2d (module '0') in tests.torch_models:grouped_conv:"
-            " grouped conv (groups=2) is not supported, only groups=1",
+            " grouped conv (groups=2) is not supported, only groups=1 and depthwise",
         ),
         ([f"{MODELS}:mini_vgg", "--input-shape", "1x3"], f"cannot run {MODELS}:mini_vgg on an input of shape 1x3:"
          " RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 3]"),
@@ -220,6 +220,10 @@ CHANNEL_MODELS = [
     ("shared_bn", (1, 3, 8, 8), {}, 4),
     # x.mean((2, 3)) and torch.mean(keepdim=True) as global pools: conv 8 and head 6 channels
     ("mean_pool_cnn", (1, 3, 8, 8), {}, 8 + 6),
+    # a depthwise conv (groups = channels) is a diagonal connection with 9 taps: stem 4 (one class
+    # with the block's output through the identity), expand 8, depthwise 8
+    ("depthwise_block", (1, 3, 8, 8), {"stem.1": "stem.0", "expand.1": "expand.0", "depthwise.1": "depthwise.0",
+                                       "project.1": "project.0"}, 4 + 8 + 8),
 ]
 
 
@@ -327,7 +331,7 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
 @pytest.mark.parametrize(
     "factory, message",
     [
-        ("grouped_conv", "unsupported operation torch.nn.Conv2d (module '0') in {src}: grouped conv (groups=2) is not supported, only groups=1"),
+        ("grouped_conv", "unsupported operation torch.nn.Conv2d (module '0') in {src}: grouped conv (groups=2) is not supported, only groups=1 and depthwise"),
         ("gelu_convnet", "unsupported operation torch.nn.GELU (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
         ("layernorm_mlp", "unsupported operation torch.nn.LayerNorm (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
         # every blocker is named, grouped by why
@@ -357,7 +361,13 @@ def test_every_blocker_is_named_grouped_by_why(ti):
     assert str(info.value) == (
         f"5 unsupported operations in {src}; not positively homogeneous (basis paths do not describe this network):"
         " torch.nn.SiLU (module 'act'); torch.sigmoid; operator.mul; torch.nn.LayerNorm (module 'norm')"
-        " | not supported yet: torch.nn.Conv2d (module 'grouped'): grouped conv (groups=2) is not supported, only groups=1")
+        " | not supported yet: torch.nn.Conv2d (module 'grouped'): grouped conv (groups=2) is not supported, only groups=1 and depthwise")
+
+
+def test_a_depthwise_conv_is_a_diagonal_connection_with_its_taps(ti):
+    spec = ti.read_torch_model(f"{MODELS}:depthwise_block").spec
+    diagonal = [c for c in spec["connections"] if c["kind"] == "diagonal"]
+    assert diagonal == [{"from": "expand.1", "to": "depthwise.1", "kind": "diagonal", "taps": 9}]  # its BatchNorm folded
 
 
 def test_shape_checks_are_ignored(ti, models):
@@ -391,6 +401,26 @@ def test_cli_from_torch_writes_a_general_spec_that_solves(models, tmp_path):
     (solved,) = run_many([(["solve", "r.json", "--json"], tmp_path, None)])
     out = json.loads(solved.stdout)
     assert (out["m"], out["H"], out["certified"]) == (1505, 20, True)
+
+
+def test_torchvision_mnasnet_reads_with_its_depthwise_convs_and_certifies(ti):
+    """MNASNet (depthwise convs, ReLU, every BatchNorm after a conv; refused before as a grouped
+    conv): m is the model's parameter count with each BatchNorm's scale folded into the conv before
+    it, and the skeleton basis is certified."""
+    tvm = pytest.importorskip("torchvision.models", reason="torchvision is not installed")
+    import torch.nn as nn
+
+    from basispath_graph.general.solve import solve_general
+
+    model = tvm.mnasnet0_5(weights=None).eval()
+    net = ti.network_from_module(model, "mnasnet0_5", "mnasnet0_5", max_weights=10**9)
+    params = sum(p.numel() for p in model.parameters())
+    folded = sum(m.num_features for m in model.modules() if isinstance(m, nn.BatchNorm2d))
+    assert net.m == params - folded == 2_208_200
+    depthwise = [m for m in model.modules() if isinstance(m, nn.Conv2d) and m.groups > 1]
+    assert depthwise and all(m.groups == m.in_channels == m.out_channels for m in depthwise)
+    result = solve_general(net)
+    assert result.certified and result.basis_size == net.m - net.H
 
 
 @pytest.mark.parametrize("arch", ["resnet18", "vgg11", "densenet121"])

@@ -442,3 +442,25 @@ def aux_outputs() -> nn.Module:
 
 def aux_outputs_eval() -> nn.Module:
     return _AuxOutputs().eval()
+
+
+class _Depthwise(nn.Module):
+    """MobileNet/MNASNet-style inverted residual with ReLU: 1x1 expand 4 -> 8, BN, ReLU, 3x3
+    depthwise 8 (groups=8), BN, ReLU, 1x1 project 8 -> 4, BN, plus the identity; global pool, fc."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, bias=False), nn.BatchNorm2d(4), nn.ReLU())
+        self.expand = nn.Sequential(nn.Conv2d(4, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.depthwise = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.project = nn.Sequential(nn.Conv2d(8, 4, 1, bias=False), nn.BatchNorm2d(4))
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.project(self.depthwise(self.expand(x)))
+        return self.fc(torch.relu(x).mean((2, 3)))
+
+
+def depthwise_block() -> nn.Module:
+    return _Depthwise()

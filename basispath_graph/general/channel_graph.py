@@ -62,6 +62,7 @@ class Pending:
     identity: list[str] = field(default_factory=list)
     biases: int = 0
     made_by: str = ""  # "linear", "batchnorm" or "add": a BatchNorm folds into a linear one only
+    diagonal: dict[str, int] = field(default_factory=dict)  # source layer -> taps (a depthwise conv)
 
 
 class ChannelGraph:
@@ -103,6 +104,8 @@ class ChannelGraph:
         layer = self.new_layer(self.labels.get(key, key), value.channels)
         for source, taps in value.dense.items():
             self.connections.append({"from": source, "to": layer, "kind": "dense", "taps": taps})
+        for source, taps in value.diagonal.items():
+            self.connections.append({"from": source, "to": layer, "kind": "diagonal", "taps": taps})
         for source in value.identity:
             self.connections.append({"from": source, "to": layer, "kind": "identity"})
         if value.biases:
@@ -179,6 +182,19 @@ class ChannelGraph:
         p.biases = 1 if has_bias else 0
         self.tensors[out] = p
 
+    def depthwise(self, out: str, src: str, where: str, channels: int, taps: int, has_bias: bool) -> None:
+        """A depthwise conv (groups = in = out channels): channel i reads only channel i, at
+        ``taps`` kernel positions: a ``diagonal`` connection with taps from each layer of the view
+        (positively homogeneous per channel, like BatchNorm's scale, which folds into it)."""
+        view = self.fit(self.view(src, where), channels, where)
+        if view.channels != channels:
+            raise self.error(f"{where}: weight has {channels} channels, its input {view.channels}")
+        p = Pending(int(channels), made_by="linear", biases=1 if has_bias else 0)
+        if len(view.segments) != 1:  # over a concatenation: each layer's channels go to their own neurons
+            raise self.error(f"{where}: a depthwise conv over a concatenation: not supported")
+        p.diagonal[view.segments[0][0]] = taps
+        self.tensors[out] = p
+
     def batchnorm(self, out: str, src: str, where: str, channels: int | None = None) -> None:
         """Eval-mode BatchNorm: folds into the conv or linear before it, else a per-channel
         scale (``diagonal``) and shift (a bias). ``channels``: its own count, when known."""
@@ -186,7 +202,7 @@ class ChannelGraph:
         if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
             self._check_channels(value.channels, channels, where)
             # folds: scale into the weights, shift (and any conv bias) into one bias per channel
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm")
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm", dict(value.diagonal))
             return
         view = self.view(src, where)
         if channels is not None:
@@ -214,7 +230,8 @@ class ChannelGraph:
         if size != channels or not per_channel:
             raise self.error(f"{where}: a constant that is not one value per channel ({size} values for {channels} channels)")
         if isinstance(value, Pending) and self.readers.get(src, 0) == 1:
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases + 1, value.made_by)
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases + 1, value.made_by,
+                                        dict(value.diagonal))
             return
         view = self.view(src, where)  # read elsewhere too: a layer of its own, then x + b
         if len(view.segments) != 1:
@@ -243,6 +260,10 @@ class ChannelGraph:
             if isinstance(p, Pending):
                 for source, taps in p.dense.items():
                     total.dense[source] = total.dense.get(source, 0) + taps
+                for source, taps in p.diagonal.items():
+                    if source in total.diagonal:
+                        raise self.error(f"{where}: two depthwise convs of one layer summed: not supported")
+                    total.diagonal[source] = taps
                 total.identity += p.identity
                 total.biases += p.biases
             else:

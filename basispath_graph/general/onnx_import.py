@@ -14,8 +14,9 @@ tensor either
 A pending sum becomes a layer when something other than ``Add`` or a foldable BatchNorm reads it
 (ReLU, a conv, pooling, concat, the graph output). Rules:
 
-- ``Conv`` (groups = 1; other groups are refused by name): a ``dense`` connection from each layer
-  of its input view with k_h*k_w taps; its bias input, if any, is one bias per channel.
+- ``Conv`` (groups = 1): a ``dense`` connection from each layer of its input view with k_h*k_w
+  taps; its bias input, if any, is one bias per channel. A depthwise conv (groups = in = out
+  channels) is a ``diagonal`` connection with k_h*k_w taps; other groups are refused by name.
 - ``Gemm`` (B transposed or not) / ``MatMul`` with a weight initializer: ``dense``; after
   Flatten of C channels with S spatial positions each, S taps (in_features = C*S).
 - ``BatchNormalization`` (eval): folded into the conv or linear before it when that pending sum
@@ -140,10 +141,13 @@ class _Importer:
 
     def _op_Conv(self, node) -> None:
         groups = self._attr(node, "group", 1)
-        if groups != 1:
-            raise OnnxImportError(f"grouped conv (node {node.name!r}, group={groups}) is not supported: only group=1")
         w = self._weight(node, 1, (3, 4, 5))
         taps = int(np.prod(w.shape[2:])) if w.ndim > 2 else 1
+        if groups != 1 and w.shape[1] == 1 and w.shape[0] == groups:  # depthwise: channel i reads channel i
+            self.g.depthwise(node.output[0], node.input[0], _where(node), groups, taps, self._bias_input(node, 2))
+            return
+        if groups != 1:
+            raise OnnxImportError(f"grouped conv (node {node.name!r}, group={groups}) is not supported: only group=1 and depthwise")
         self.g.conv(node.output[0], node.input[0], _where(node), w.shape[1], w.shape[0], taps, lambda: self._bias_input(node, 2))
 
     def _op_Gemm(self, node) -> None:
