@@ -22,7 +22,7 @@ import numpy as np
 from .errors import BadInput
 from .values import is_int, show_int, show_value
 
-__all__ = ["Network", "Layer", "Connection", "KINDS", "TRAINABLE_KINDS", "InvalidNetwork", "check_structure", "check_general", "DEFAULT_MAX_WEIGHTS", "PathBlock", "paths_to_json", "blocks_from_json", "MAX_LAYERS"]
+__all__ = ["Network", "Layer", "Connection", "KINDS", "TRAINABLE_KINDS", "kind_counts", "InvalidNetwork", "check_structure", "check_general", "DEFAULT_MAX_WEIGHTS", "PathBlock", "paths_to_json", "blocks_from_json", "MAX_LAYERS"]
 
 #: Most layers a network may have (layers 0..L, so L <= MAX_LAYERS - 1).
 MAX_LAYERS = 1000
@@ -97,13 +97,17 @@ class Layer:
 @dataclass(frozen=True)
 class Connection:
     """A connection between two layers (indices into ``Network.layers``): ``dense`` (every neuron
-    to every neuron, ``taps`` parallel weights each), ``diagonal`` (neuron i to neuron i, ``taps``
-    weights each) or ``identity`` (neuron i to neuron i, fixed weight 1, ``taps`` 0)."""
+    to every neuron, ``taps`` parallel weights each), ``grouped`` (the neurons split into
+    ``groups`` equal blocks on each side, dense within a block: a grouped conv), ``diagonal``
+    (neuron i to neuron i, ``taps`` weights each) or ``identity`` (neuron i to neuron i, fixed
+    weight 1, ``taps`` 0). Dense and diagonal are the two ends of grouped: 1 group, and one
+    group per neuron (``Network.group_sizes``)."""
 
     source: int
     target: int
     kind: str
     taps: int
+    groups: int = 1  # a grouped connection's; dense 1, diagonal and identity: see group_sizes
 
     @property
     def trainable(self) -> bool:
@@ -111,8 +115,17 @@ class Connection:
 
 
 #: Connection kinds, and those that carry trainable weights (docs/general-networks.md).
-KINDS = ("dense", "diagonal", "identity")
-TRAINABLE_KINDS = ("dense", "diagonal")
+KINDS = ("dense", "grouped", "diagonal", "identity")
+TRAINABLE_KINDS = ("dense", "grouped", "diagonal")
+
+
+def kind_counts(connections) -> dict[str, int]:
+    """Connections by kind: dense, diagonal and identity always, grouped where there is one
+    (summaries of networks without grouped connections stay as they were)."""
+    counts = {k: sum(c.kind == k for c in connections) for k in ("dense", "grouped", "diagonal", "identity")}
+    if not counts["grouped"]:
+        del counts["grouped"]
+    return counts
 
 
 class Network:
@@ -311,17 +324,33 @@ class Network:
                     parent[max(ra, rb)] = min(ra, rb)
         return np.array([find(x) for x in range(len(parent))], dtype=np.int64)
 
+    def group_sizes(self, c: Connection) -> tuple[int, int]:
+        """Neurons per group on each side: a weight joins neuron i to neuron j iff
+        i // ga == j // gb (dense: one group; diagonal and identity: one neuron per group)."""
+        if c.kind in ("diagonal", "identity"):
+            return 1, 1
+        return self.layers[c.source].size // c.groups, self.layers[c.target].size // c.groups
+
     def connection_weights(self, c: Connection) -> int:
         """Trainable weights of one connection."""
-        a, b = self.layers[c.source].size, self.layers[c.target].size
-        return a * b * c.taps if c.kind == "dense" else a * c.taps
+        return self.layers[c.source].size * self.group_sizes(c)[1] * c.taps
+
+    def local_weight(self, c: Connection, i, j, tap):
+        """Offset in connection ``c`` of the weight from neuron i to neuron j (same group), tap
+        ``tap`` (numbers or numpy arrays): weights in order of i, then j, then tap."""
+        gb = self.group_sizes(c)[1]
+        return (i * gb + j % gb) * c.taps + tap
+
+    def weight_ends(self, c: Connection, local):
+        """(i, j, tap) of the weight at offset ``local`` in connection ``c`` (``local_weight``'s inverse)."""
+        ga, gb = self.group_sizes(c)
+        q, tap = divmod(local, c.taps)
+        i, jj = divmod(q, gb)
+        return i, (i // ga) * gb + jj, tap
 
     def weight_id(self, k: int, i: int, j: int, tap: int) -> int:
         """Id of the weight of connection ``k`` from neuron i to neuron j, tap ``tap``."""
-        c = self.connections[k]
-        if c.kind == "dense":
-            return self.connection_offsets[k] + (i * self.layers[c.target].size + j) * c.taps + tap
-        return self.connection_offsets[k] + i * c.taps + tap
+        return self.connection_offsets[k] + self.local_weight(self.connections[k], i, j, tap)
 
     @cached_property
     def m(self) -> int:
@@ -361,6 +390,8 @@ class Network:
             d = {"from": self.layers[c.source].name, "to": self.layers[c.target].name, "kind": c.kind}
             if c.trainable:
                 d["taps"] = c.taps
+            if c.kind == "grouped":
+                d["groups"] = c.groups
             conns.append(d)
         return {"name": self.name, "layers": [{"name": l.name, "size": l.size} for l in self.layers], "connections": conns}
 
@@ -419,7 +450,7 @@ class Network:
 
 _SPEC_KEYS = ("name", "layers", "connections")
 _LAYER_KEYS = ("name", "size")
-_CONNECTION_KEYS = ("from", "to", "kind", "taps")
+_CONNECTION_KEYS = ("from", "to", "kind", "taps", "groups")
 
 
 def _check_object(where: str, raw: object, keys: tuple[str, ...], what: str) -> None:
@@ -492,15 +523,26 @@ def check_general(data: Mapping, max_weights: int) -> "Network":
             if not is_int(taps) or int(taps) < 1:
                 raise InvalidNetwork(f"{where}.taps must be an integer >= 1, got {show_value(taps)}")
             taps = int(taps)
-        if kind != "dense" and layers[a].size != layers[b].size:
+        groups = 1
+        if kind == "grouped":
+            groups = raw.get("groups")
+            if not is_int(groups) or int(groups) < 1:
+                raise InvalidNetwork(f"{where}.groups must be an integer >= 1, got {show_value(groups)}")
+            groups = int(groups)
+            if layers[a].size % groups or layers[b].size % groups:
+                raise InvalidNetwork(f"{where}: {groups} groups do not divide {layers[a].name} ({layers[a].size}) and {layers[b].name} ({layers[b].size})")
+        elif "groups" in raw:
+            raise InvalidNetwork(f"{where}: only a grouped connection has groups")
+        if kind in ("diagonal", "identity") and layers[a].size != layers[b].size:
             raise InvalidNetwork(f"{where}: {'an' if kind == 'identity' else 'a'} {kind} connection joins layers of equal size, got {layers[a].name} ({layers[a].size}) -> {layers[b].name} ({layers[b].size})")
         key = (a, b, kind != "identity")
         if key in seen:
-            what = "an identity" if kind == "identity" else "a trainable (dense or diagonal)"
+            what = "an identity" if kind == "identity" else "a trainable (dense, grouped or diagonal)"
             raise InvalidNetwork(f"{where}: {layers[a].name} -> {layers[b].name} already has {what} connection (connections[{seen[key]}]); use taps for parallel weights")
         seen[key] = n
-        c = Connection(a, b, kind, taps)
-        m += layers[a].size * layers[b].size * taps if kind == "dense" else layers[a].size * taps
+        c = Connection(a, b, kind, taps, groups)
+        per_target = {"dense": layers[b].size, "grouped": layers[b].size // groups}.get(kind, 1)
+        m += layers[a].size * per_target * taps if kind != "identity" else 0
         if m > max_weights:
             raise InvalidNetwork(f"more than {max_weights} weights (the limit; raise it with --max-weights)")
         conns.append(c)

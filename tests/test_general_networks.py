@@ -41,7 +41,11 @@ def oracle_paths(spec: dict) -> list[tuple[tuple, tuple]]:
             yield ((layer, i),), ()
         for c in out_edges[layer]:
             kind = c.get("kind", "dense")
-            targets = range(size[c["to"]]) if kind == "dense" else [i]
+            if kind == "grouped":  # output block g reads input block g: j in i's block
+                block_in, block_out = size[layer] // c["groups"], size[c["to"]] // c["groups"]
+                targets = range((i // block_in) * block_out, (i // block_in + 1) * block_out)
+            else:
+                targets = range(size[c["to"]]) if kind == "dense" else [i]
             taps = [None] if kind == "identity" else range(c.get("taps", 1))
             for j in targets:
                 for rest_nodes, rest_taps in walk(c["to"], j):
@@ -87,6 +91,8 @@ def oracle_m(spec) -> int:
         kind = c.get("kind", "dense")
         if kind == "dense":
             total += size[c["from"]] * size[c["to"]] * c.get("taps", 1)
+        elif kind == "grouped":
+            total += size[c["from"]] * size[c["to"]] // c["groups"] * c.get("taps", 1)
         elif kind == "diagonal":
             total += size[c["from"]] * c.get("taps", 1)
     return total
@@ -125,11 +131,16 @@ def oracle_H(spec) -> int:
 
 @st.composite
 def general_specs(draw):
-    """Small networks with dense (1-2 taps), diagonal and identity connections and biases."""
+    """Small networks with dense (1-2 taps), grouped, diagonal and identity connections and biases."""
     n = draw(st.integers(3, 5))
-    sizes = [draw(st.integers(1, 2)) for _ in range(n)]
+    sizes = [draw(st.sampled_from([1, 2, 2, 4])) for _ in range(n)]
     layers = [{"name": f"L{k}", "size": s} for k, s in enumerate(sizes)]
-    conns = [{"from": f"L{k}", "to": f"L{k + 1}", "kind": "dense", "taps": draw(st.integers(1, 2))} for k in range(n - 1)]
+    conns = []
+    for k in range(n - 1):  # consecutive layers: dense, or grouped (2 groups) where both sizes are even
+        if sizes[k] % 2 == 0 and sizes[k + 1] % 2 == 0 and draw(st.integers(0, 2)) == 0:
+            conns.append({"from": f"L{k}", "to": f"L{k + 1}", "kind": "grouped", "groups": 2, "taps": draw(st.integers(1, 2))})
+        else:
+            conns.append({"from": f"L{k}", "to": f"L{k + 1}", "kind": "dense", "taps": draw(st.integers(1, 2))})
     for a in range(n):
         for b in range(a + 2, n):
             if sizes[a] == sizes[b] and draw(st.integers(0, 2)) == 0:
@@ -234,8 +245,8 @@ def test_a_resnet_block_with_biases_by_hand():
         (lambda s: s["connections"].append({"from": "y", "to": "x"}), "connections[3]: y -> x goes backwards; list layers in topological order"),
         (lambda s: s["connections"].append({"from": "x", "to": "nope"}), "connections[3].to must name a layer, got \"nope\""),
         (lambda s: s["connections"].append({"from": "x", "to": "y", "kind": "identity", "taps": 2}), "connections[3]: an identity connection has no taps (its weight is fixed at 1)"),
-        (lambda s: s["connections"].append({"from": "x", "to": "y", "kind": "conv"}), "connections[3].kind must be one of dense, diagonal, identity, got \"conv\""),
-        (lambda s: s["connections"].append({"from": "x", "to": "h", "taps": 2}), "connections[3]: x -> h already has a trainable (dense or diagonal) connection (connections[0]); use taps for parallel weights"),
+        (lambda s: s["connections"].append({"from": "x", "to": "y", "kind": "conv"}), "connections[3].kind must be one of dense, grouped, diagonal, identity, got \"conv\""),
+        (lambda s: s["connections"].append({"from": "x", "to": "h", "taps": 2}), "connections[3]: x -> h already has a trainable (dense, grouped or diagonal) connection (connections[0]); use taps for parallel weights"),
         (lambda s: s["layers"][2].update(size=3), "connections[2]: an identity connection joins layers of equal size, got x (2) -> y (3)"),
         (lambda s: s["connections"][0].update(taps=1.5), "connections[0].taps must be an integer >= 1, got 1.5"),
         (lambda s: s["layers"].append({"name": "z", "size": 1}), "layer \"z\" has no connection"),

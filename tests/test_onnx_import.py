@@ -141,7 +141,6 @@ def test_from_onnx_cli_writes_a_spec_that_solves(tmp_path):
     [
         (lambda m, x: m.op("Gelu", x), "unsupported operation Gelu (node 'gelu2')"),
         (lambda m, x: m.op("Softmax", x), "unsupported operation Softmax (node 'softmax2')"),
-        (lambda m, x: m.conv(x, 4, 4, 3, group=2), "grouped conv (node 'conv2', group=2) is not supported: only group=1 and depthwise"),
     ],
 )
 def test_from_onnx_refuses_by_op_name(tmp_path, mutate, message):
@@ -310,4 +309,17 @@ def _const(out, *values):
 def test_every_spelling_of_a_global_pool_and_flatten_reads_the_same_network(tmp_path, tail, inits, opset):
     net = _pooled_classifier(tmp_path, tail, inits, opset)
     assert (net.m, net.H) == (12 + 4 + 8 + 2, 4)
+    assert solve_general(net).certified
+
+
+def test_a_grouped_conv_is_a_grouped_connection(tmp_path):
+    """ResNeXt's grouped conv (group=2 of 4 channels): block g of the outputs reads block g of the
+    inputs only, 3 x 3 taps: 4 x 2 x 9 weights, not 4 x 4 x 9; the skeleton is certified."""
+    m = Model(3)
+    x = m.op("Relu", m.conv("x", 3, 4, 3, bias=True))
+    out = m.conv(x, 4, 4, 3, group=2)
+    spec = spec_from_onnx(m.save(tmp_path / "g.onnx", out, 4))
+    assert {"from": "conv1", "to": "conv3", "kind": "grouped", "taps": 9, "groups": 2} in spec["connections"]
+    net = parse_general(spec, "g", 10**6)
+    assert (net.m, net.H) == (m.weights + 4, 4) == (3 * 4 * 9 + 4 * 2 * 9 + 4, 4)
     assert solve_general(net).certified

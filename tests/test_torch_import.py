@@ -160,11 +160,6 @@ def test_cli_from_torch_refusals(models, tmp_path, monkeypatch, capsys):
             [f"{MODELS}:gelu_convnet", "-o", "gelu.json"],
             f"unsupported operation torch.nn.GELU (module '1') in {MODELS}:gelu_convnet; not positively homogeneous (basis paths do not describe this network)",
         ),
-        (
-            ["tests.torch_models:grouped_conv"],
-            "unsupported operation torch.nn.Conv2d (module '0') in tests.torch_models:grouped_conv:"
-            " grouped conv (groups=2) is not supported, only groups=1 and depthwise",
-        ),
         ([f"{MODELS}:mini_vgg", "--input-shape", "1x3"], f"cannot run {MODELS}:mini_vgg on an input of shape 1x3:"
          " RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 3]"),
         ([f"{MODELS}:mini_vgg", "--input-shape", "1x3xa"], "--input-shape '1x3xa': expected N x C x ... as positive integers, e.g. 1x3x32x32"),
@@ -224,6 +219,10 @@ CHANNEL_MODELS = [
     # with the block's output through the identity), expand 8, depthwise 8
     ("depthwise_block", (1, 3, 8, 8), {"stem.1": "stem.0", "expand.1": "expand.0", "depthwise.1": "depthwise.0",
                                        "project.1": "project.0"}, 4 + 8 + 8),
+    # a grouped conv (4 groups) is a grouped connection: stem 8 (one class with the block's output
+    # through the identity), reduce 8, grouped 8
+    ("resnext_block", (1, 3, 8, 8), {f"{n}.1": f"{n}.0" for n in ("stem", "reduce", "grouped", "expand")}, 8 + 8 + 8),
+    ("grouped_conv", (1, 4, 8, 8), {}, 0),
 ]
 
 
@@ -331,7 +330,6 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
 @pytest.mark.parametrize(
     "factory, message",
     [
-        ("grouped_conv", "unsupported operation torch.nn.Conv2d (module '0') in {src}: grouped conv (groups=2) is not supported, only groups=1 and depthwise"),
         ("gelu_convnet", "unsupported operation torch.nn.GELU (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
         ("layernorm_mlp", "unsupported operation torch.nn.LayerNorm (module '1') in {src}; not positively homogeneous (basis paths do not describe this network)"),
         # every blocker is named, grouped by why
@@ -359,9 +357,8 @@ def test_every_blocker_is_named_grouped_by_why(ti):
     with pytest.raises(ti.TorchImportError) as info:
         ti.read_torch_model(src)
     assert str(info.value) == (
-        f"5 unsupported operations in {src}; not positively homogeneous (basis paths do not describe this network):"
-        " torch.nn.SiLU (module 'act'); torch.sigmoid; operator.mul; torch.nn.LayerNorm (module 'norm')"
-        " | not supported yet: torch.nn.Conv2d (module 'grouped'): grouped conv (groups=2) is not supported, only groups=1 and depthwise")
+        f"4 unsupported operations in {src}; not positively homogeneous (basis paths do not describe this network):"
+        " torch.nn.SiLU (module 'act'); torch.sigmoid; operator.mul; torch.nn.LayerNorm (module 'norm')")
 
 
 def test_a_depthwise_conv_is_a_diagonal_connection_with_its_taps(ti):

@@ -276,6 +276,28 @@ def grouped_conv() -> nn.Module:
     return nn.Sequential(nn.Conv2d(4, 4, 3, groups=2), nn.ReLU())
 
 
+class _ResNeXtBlock(nn.Module):
+    """ResNeXt-style bottleneck: 1x1 8 -> 8, a grouped 3x3 (4 groups of 2 channels), 1x1 8 -> 8,
+    every conv with its BatchNorm, plus the identity; global pool and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.reduce = nn.Sequential(nn.Conv2d(8, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.grouped = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=4, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.expand = nn.Sequential(nn.Conv2d(8, 8, 1, bias=False), nn.BatchNorm2d(8))
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = torch.relu(x + self.expand(self.grouped(self.reduce(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def resnext_block() -> nn.Module:
+    return _ResNeXtBlock()
+
+
 def gelu_convnet() -> nn.Module:
     return nn.Sequential(nn.Conv2d(3, 4, 3), nn.GELU())
 
@@ -377,8 +399,8 @@ def two_branches() -> nn.Module:
 
 
 class _Blocked(nn.Module):
-    """Three blockers on one path: a grouped conv (not supported yet), SiLU and a squeeze-
-    excitation gate (x * sigmoid(...): a product of two functions of x), then LayerNorm."""
+    """Blockers on one path: SiLU and a squeeze-excitation gate (x * sigmoid(...): a product of
+    two functions of x), then LayerNorm; the grouped conv before them is read."""
 
     def __init__(self):
         super().__init__()

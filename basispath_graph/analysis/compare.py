@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..network import kind_counts
 from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..errors import BadInput
@@ -37,6 +38,7 @@ METRICS = [
     ("basis_size", "|B|"),
     ("layers", "layers (general networks)"),
     ("dense_connections", "dense connections"),
+    ("grouped_connections", "grouped connections"),
     ("diagonal_connections", "diagonal connections"),
     ("identity_connections", "identity shortcuts"),
     ("substructure_paths", "|P^S| substructure paths"),
@@ -163,7 +165,7 @@ def _sizes(net) -> dict:
     """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
     values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
     if not net.is_layered:
-        kinds = {k: sum(c.kind == k for c in net.connections) for k in ("dense", "diagonal", "identity")}
+        kinds = kind_counts(net.connections)
         values.update(layers=len(net.layers), **{f"{k}_connections": n for k, n in kinds.items()})
     return values
 

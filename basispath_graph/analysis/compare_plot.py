@@ -59,7 +59,8 @@ def block_series(columns) -> list[tuple[str, str, list[int]]]:
 
 
 SIZES = [("m", "m (weights)", "#4c72b0"), ("basis_size", "|B| = m - H", "#55a868"), ("H", "H (hidden rescaling classes)", "#c44e52")]
-CONNECTION_KINDS = [("dense_connections", "dense", "#4c72b0"), ("diagonal_connections", "diagonal", "#dd8452"),
+CONNECTION_KINDS = [("dense_connections", "dense", "#4c72b0"), ("grouped_connections", "grouped", "#55a868"),
+                    ("diagonal_connections", "diagonal", "#dd8452"),
                     ("identity_connections", "identity shortcuts", "#8172b2")]
 
 

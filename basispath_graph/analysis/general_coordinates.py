@@ -55,13 +55,7 @@ def weight_text(net: GeneralNetwork, w: int) -> str:
     for k, start in net.connection_offsets.items():
         c = net.connections[k]
         if start <= w < start + net.connection_weights(c):
-            r = w - start
-            if c.kind == "dense":
-                cell, tap = divmod(r, c.taps)
-                i, j = divmod(cell, net.layers[c.target].size)
-            else:
-                i, tap = divmod(r, c.taps)
-                j = i
+            i, j, tap = net.weight_ends(c, w - start)
             return f"{net.layers[c.source].name}:{i} -[{tap}]-> {net.layers[c.target].name}:{j}"
     return f"weight {w}"
 

@@ -38,13 +38,7 @@ def general_weight_endpoints(net: GeneralNetwork, ids) -> list[list]:
     for w in ids or []:
         off, k = starts[bisect.bisect_right(offs, int(w)) - 1]
         c = net.connections[k]
-        r = int(w) - off
-        if c.kind == "dense":
-            cell, tap = divmod(r, c.taps)
-            i, j = divmod(cell, net.layers[c.target].size)
-        else:  # diagonal: neuron i to neuron i
-            i, tap = divmod(r, c.taps)
-            j = i
+        i, j, tap = net.weight_ends(c, int(w) - off)
         out.append([net.layers[c.source].name, i, net.layers[c.target].name, j, tap])
     return out
 

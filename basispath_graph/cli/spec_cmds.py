@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 
+from ..network import kind_counts
 from ..fileio import write_atomic
 from ..general.presets import GENERAL_FAMILIES, general_preset_spec
 from ..presets import FAMILIES, PresetError, preset_spec, weight_count
@@ -227,7 +228,7 @@ def info_command(
 
     net = read_any_network(spec, max_weights)
     general = net if not net.is_layered else from_layered(net)
-    kinds = {k: sum(c.kind == k for c in general.connections) for k in ("dense", "diagonal", "identity")}
+    kinds = kind_counts(general.connections)
     info = {
         "name": general.name,
         "kind": "general" if net is general else "layered",
@@ -244,7 +245,7 @@ def info_command(
         return
     print(f"{info['name'] or spec}: {info['kind']} network, {info['layers']} layers "
           f"(inputs {', '.join(info['inputs'])}; outputs {', '.join(info['outputs'])}), "
-          f"connections: {kinds['dense']} dense, {kinds['diagonal']} diagonal, {kinds['identity']} identity")
+          f"connections: {', '.join(f'{n} {k}' for k, n in kinds.items())}")
     print(f"m = {general.m} trainable weights, H = {general.H} hidden rescaling classes, |B| = m - H = {general.basis_size}")
 
 

@@ -36,12 +36,7 @@ class GeneralBlock:
 def connection_weights(net: GeneralNetwork, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, tap) of every weight of trainable connection k, in weight id order."""
     c = net.connections[k]
-    sa, sb = net.layers[c.source].size, net.layers[c.target].size
-    if c.kind == "dense":
-        i, j, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(sb), np.arange(c.taps), indexing="ij"))
-        return i, j, t
-    i, t = (x.ravel() for x in np.meshgrid(np.arange(sa), np.arange(c.taps), indexing="ij"))
-    return i, i, t  # diagonal: neuron i to neuron i
+    return net.weight_ends(c, np.arange(net.connection_weights(c), dtype=np.int64))
 
 
 def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:
@@ -51,12 +46,8 @@ def block_weight_ids(net: GeneralNetwork, block: GeneralBlock) -> np.ndarray:
         c = net.connections[c_idx]
         if not c.trainable:
             continue
-        i, t = block.nodes[:, k].astype(np.int64), block.taps[:, k].astype(np.int64)
-        if c.kind == "dense":
-            j = block.nodes[:, k + 1].astype(np.int64)
-            cols.append(net.connection_offsets[c_idx] + (i * net.layers[c.target].size + j) * c.taps + t)
-        else:
-            cols.append(net.connection_offsets[c_idx] + i * c.taps + t)
+        i, j, t = (a.astype(np.int64) for a in (block.nodes[:, k], block.nodes[:, k + 1], block.taps[:, k]))
+        cols.append(net.connection_offsets[c_idx] + net.local_weight(c, i, j, t))
     if not cols:
         return np.zeros((len(block), 0), dtype=np.int64)
     return np.stack(cols, axis=1).astype(np.int64)

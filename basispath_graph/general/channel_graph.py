@@ -63,6 +63,7 @@ class Pending:
     biases: int = 0
     made_by: str = ""  # "linear", "batchnorm" or "add": a BatchNorm folds into a linear one only
     diagonal: dict[str, int] = field(default_factory=dict)  # source layer -> taps (a depthwise conv)
+    grouped: dict[str, tuple[int, int]] = field(default_factory=dict)  # source layer -> (taps, groups)
 
 
 class ChannelGraph:
@@ -106,6 +107,8 @@ class ChannelGraph:
             self.connections.append({"from": source, "to": layer, "kind": "dense", "taps": taps})
         for source, taps in value.diagonal.items():
             self.connections.append({"from": source, "to": layer, "kind": "diagonal", "taps": taps})
+        for source, (taps, groups) in value.grouped.items():
+            self.connections.append({"from": source, "to": layer, "kind": "grouped", "taps": taps, "groups": groups})
         for source in value.identity:
             self.connections.append({"from": source, "to": layer, "kind": "identity"})
         if value.biases:
@@ -195,6 +198,20 @@ class ChannelGraph:
         p.diagonal[view.segments[0][0]] = taps
         self.tensors[out] = p
 
+    def grouped_conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, groups: int, taps: int,
+                     has_bias: bool) -> None:
+        """A grouped conv (ResNeXt, RegNet): output block g reads input block g only, at ``taps``
+        kernel positions: a ``grouped`` connection (a depthwise one, groups = in = out channels,
+        is ``depthwise``)."""
+        view = self.fit(self.view(src, where), in_channels, where)
+        if view.channels != in_channels:
+            raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
+        if len(view.segments) != 1:
+            raise self.error(f"{where}: a grouped conv over a concatenation: not supported")
+        p = Pending(int(out_channels), made_by="linear", biases=1 if has_bias else 0)
+        p.grouped[view.segments[0][0]] = (taps, groups)
+        self.tensors[out] = p
+
     def batchnorm(self, out: str, src: str, where: str, channels: int | None = None) -> None:
         """Eval-mode BatchNorm: folds into the conv or linear before it, else a per-channel
         scale (``diagonal``) and shift (a bias). ``channels``: its own count, when known."""
@@ -202,7 +219,8 @@ class ChannelGraph:
         if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
             self._check_channels(value.channels, channels, where)
             # folds: scale into the weights, shift (and any conv bias) into one bias per channel
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm", dict(value.diagonal))
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm", dict(value.diagonal),
+                                        dict(value.grouped))
             return
         view = self.view(src, where)
         if channels is not None:
@@ -231,7 +249,7 @@ class ChannelGraph:
             raise self.error(f"{where}: a constant that is not one value per channel ({size} values for {channels} channels)")
         if isinstance(value, Pending) and self.readers.get(src, 0) == 1:
             self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases + 1, value.made_by,
-                                        dict(value.diagonal))
+                                        dict(value.diagonal), dict(value.grouped))
             return
         view = self.view(src, where)  # read elsewhere too: a layer of its own, then x + b
         if len(view.segments) != 1:
@@ -264,6 +282,10 @@ class ChannelGraph:
                     if source in total.diagonal:
                         raise self.error(f"{where}: two depthwise convs of one layer summed: not supported")
                     total.diagonal[source] = taps
+                for source, tg in p.grouped.items():
+                    if source in total.grouped:
+                        raise self.error(f"{where}: two grouped convs of one layer summed: not supported")
+                    total.grouped[source] = tg
                 total.identity += p.identity
                 total.biases += p.biases
             else:

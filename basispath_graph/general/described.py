@@ -48,7 +48,7 @@ class Family:
         self.connection = k
         self.excluded = np.unique(np.asarray(excluded, dtype=np.int64))
         c = net.connections[k]
-        self.weights = net.layers[c.source].size * (net.layers[c.target].size if c.kind == "dense" else 1) * c.taps
+        self.weights = net.connection_weights(c)
         self.size = self.weights - len(self.excluded)
         # kept row r is local weight r + (number of excluded ids x with x - rank(x) <= r)
         self._shift = self.excluded - np.arange(len(self.excluded), dtype=np.int64)
@@ -66,11 +66,7 @@ def family_block(net: GeneralNetwork, walks, family: Family, start: int = 0, sto
     c = net.connections[k]
     a, b = c.source, c.target
     local = family.local_ids(start, stop)
-    t = local % c.taps
-    if c.kind == "dense":
-        i, j = np.divmod(local // c.taps, net.layers[b].size)
-    else:
-        i = j = local // c.taps
+    i, j, t = net.weight_ends(c, local)
     # int32: the largest blocks (a 512 x 512 x 9 conv) hold millions of rows
     nodes = np.concatenate([walks.in_nodes[a][i], walks.out_nodes[b][j]], axis=1).astype(np.int32)
     hops = walks.in_hops[a] + (k,) + walks.out_hops[b]

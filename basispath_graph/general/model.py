@@ -11,6 +11,8 @@ Kinds (docs/general-networks.md has the argument for each):
 
 - ``dense``: every neuron of ``from`` to every neuron of ``to``, ``taps`` parallel trainable
   weights each (a conv layer at channel level: one tap per kernel entry). Default ``taps`` 1.
+- ``grouped``: each side split into ``groups`` equal blocks; block g of ``from`` dense to block g
+  of ``to``, ``taps`` weights each (a grouped conv: ResNeXt, RegNet). ``groups`` divides both sizes.
 - ``diagonal``: neuron i to neuron i (sizes equal), ``taps`` trainable weights each: a
   per-channel scale that does not fold away (BatchNorm after a layer it cannot fold into), or a
   depthwise conv. Default ``taps`` 1.
@@ -20,7 +22,7 @@ Kinds (docs/general-networks.md has the argument for each):
 Layers are listed in topological order (every connection goes from an earlier layer to a later
 one). Inputs are the layers with no incoming connection (a size-1 input layer is a bias),
 outputs those with no outgoing one. Between two layers there is at most one trainable
-connection (dense or diagonal) and at most one identity.
+connection (dense, grouped or diagonal) and at most one identity.
 
 Counting (math notes, section 7): m = trainable weights; neurons joined by identity edges
 rescale together, so H = the number of classes of hidden neurons under "joined by an identity

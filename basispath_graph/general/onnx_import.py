@@ -16,7 +16,7 @@ A pending sum becomes a layer when something other than ``Add`` or a foldable Ba
 
 - ``Conv`` (groups = 1): a ``dense`` connection from each layer of its input view with k_h*k_w
   taps; its bias input, if any, is one bias per channel. A depthwise conv (groups = in = out
-  channels) is a ``diagonal`` connection with k_h*k_w taps; other groups are refused by name.
+  channels) is a ``diagonal`` connection with k_h*k_w taps; another grouped conv a ``grouped`` one.
 - ``Gemm`` (B transposed or not) / ``MatMul`` with a weight initializer: ``dense``; after
   Flatten of C channels with S spatial positions each, S taps (in_features = C*S).
 - ``BatchNormalization`` (eval): folded into the conv or linear before it when that pending sum
@@ -146,8 +146,10 @@ class _Importer:
         if groups != 1 and w.shape[1] == 1 and w.shape[0] == groups:  # depthwise: channel i reads channel i
             self.g.depthwise(node.output[0], node.input[0], _where(node), groups, taps, self._bias_input(node, 2))
             return
-        if groups != 1:
-            raise OnnxImportError(f"grouped conv (node {node.name!r}, group={groups}) is not supported: only group=1 and depthwise")
+        if groups != 1:  # block g of the outputs reads block g of the inputs
+            self.g.grouped_conv(node.output[0], node.input[0], _where(node), w.shape[1] * groups, w.shape[0], groups, taps,
+                                self._bias_input(node, 2))
+            return
         self.g.conv(node.output[0], node.input[0], _where(node), w.shape[1], w.shape[0], taps, lambda: self._bias_input(node, 2))
 
     def _op_Gemm(self, node) -> None:

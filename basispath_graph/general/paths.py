@@ -89,8 +89,11 @@ def path_problem(net: GeneralNetwork, path: GeneralPath) -> str | None:
             kind = "identity" if t is None else "trainable"
             return f"no {kind} connection {net.layers[a].name} -> {net.layers[b].name}"
         c = net.connections[k]
-        if c.kind != "dense" and i != j:
+        if c.kind in ("diagonal", "identity") and i != j:
             return f"a {c.kind} hop {net.layers[a].name} -> {net.layers[b].name} keeps the neuron index ({i} -> {j})"
+        ga, gb = net.group_sizes(c)
+        if c.kind == "grouped" and i // ga != j // gb:
+            return f"a grouped hop {net.layers[a].name} -> {net.layers[b].name} stays in its group ({i} -> {j}, {c.groups} groups)"
         if t is not None and not 0 <= t < c.taps:
             return f"tap {t} out of range on {net.layers[a].name} -> {net.layers[b].name} (taps {c.taps})"
     return None
@@ -119,8 +122,11 @@ def block_problem(net: GeneralNetwork, block: GeneralBlock, ends: bool = True) -
         a, b = net.layers[c.source].name, net.layers[c.target].name
         if (c.source, c.target) != (layers[h], layers[h + 1]):
             return f"hop {h}: connection {a} -> {b} does not join {net.layers[layers[h]].name} -> {net.layers[layers[h + 1]].name}"
-        if c.kind != "dense" and not np.array_equal(block.nodes[:, h], block.nodes[:, h + 1]):
+        if c.kind in ("diagonal", "identity") and not np.array_equal(block.nodes[:, h], block.nodes[:, h + 1]):
             return f"a {c.kind} hop {a} -> {b} keeps the neuron index"
+        ga, gb = net.group_sizes(c)
+        if c.kind == "grouped" and not np.array_equal(block.nodes[:, h] // ga, block.nodes[:, h + 1] // gb):
+            return f"a grouped hop {a} -> {b} stays in its group ({c.groups} groups)"
         t = block.taps[:, h]
         if c.trainable and (t.min() < 0 or t.max() >= c.taps):
             return f"tap out of range on {a} -> {b} (taps {c.taps})"

@@ -9,7 +9,8 @@ same layers and the paths come out as arrays (``GeneralBlock``), connection by c
 - a layer's designated hop is an **identity** connection when it has one (so neurons joined by
   identity edges share their walks: T(z) = in(z) + out(z) is the same path along a chain of
   identity edges, one path per rescaling class), else its first trainable connection in spec
-  order, at neuron 0 (dense) or the same neuron (diagonal), tap 0;
+  order, at neuron 0 (dense), the first neuron of the same group (grouped) or the same neuron
+  (diagonal), tap 0;
 - a weight that is nobody's designated hop lies on no walk: its path holds it alone (it peels);
 - a designated weight gives T(z) of the neuron it is designated for; these are deduplicated as
   vectors (two that differ only in identity hops are one vector).
@@ -86,8 +87,11 @@ def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray, into: bool, rule
     connection; on a dense one neuron 0, or with a choice rule (a layered network, seeded) the
     rule's predecessor / direct target."""
     c = net.connections[c_idx]
-    if c.kind != "dense":
+    if c.kind in ("diagonal", "identity"):
         return index
+    if c.kind == "grouped":  # the first neuron of the same group on the other side
+        ga, gb = net.group_sizes(c)
+        return (index // gb) * ga if into else (index // ga) * gb
     if rule is None:
         return np.zeros_like(index)
     return rule.predecessor(c.source, c.target, index) if into else rule.direct(c.source, c.target, index)
@@ -139,16 +143,13 @@ def designated_weights(net: GeneralNetwork, w: Walks, k: int) -> np.ndarray:
     layer and the succ hops of its source layer that go over k, all at tap 0."""
     c = net.connections[k]
     a, b = c.source, c.target
-    sb = net.layers[b].size if c.kind == "dense" else 1
     ids = []
     if w.pred.get(b) == k:  # pred of (b, j) is (a, pred_from[j]) with tap 0
         j = np.arange(net.layers[b].size, dtype=np.int64)
-        i = w.pred_from[b]
-        ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
+        ids.append(net.local_weight(c, w.pred_from[b], j, 0))
     if w.succ.get(a) == k:  # succ of (a, i) is (b, succ_to[i]) with tap 0
         i = np.arange(net.layers[a].size, dtype=np.int64)
-        j = w.succ_to[a]
-        ids.append(((i * sb + (j if c.kind == "dense" else 0)) * c.taps))
+        ids.append(net.local_weight(c, i, w.succ_to[a], 0))
     return np.unique(np.concatenate(ids)) if ids else np.zeros(0, dtype=np.int64)
 
 

@@ -11,6 +11,7 @@ the input placeholder                              an input layer; its channels 
                                                    ``input_shape[1]`` or its first reader
 ``nn.Conv1d/2d/3d`` (groups = 1)                   ``conv``: prod(kernel_size) taps; bias
 ``nn.Conv*d`` depthwise (groups = in = out)        ``depthwise``: ``diagonal``, kernel taps
+``nn.Conv*d`` grouped (1 < groups)                 ``grouped_conv``: ``grouped``, kernel taps
 ``nn.Linear``                                      ``dense_from_features``: S taps after a
                                                    flatten of C channels (in_features = C*S)
 ``nn.BatchNorm1d/2d/3d`` (affine, running stats)   ``batchnorm``: folds or diagonal + bias
@@ -302,11 +303,12 @@ class _Reader:
         nn, g, out, where = self.nn, self.g, node.name, self.where(node)
         if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
             depthwise = mod.groups == mod.in_channels == mod.out_channels and mod.groups > 1
-            if mod.groups != 1 and not depthwise:
-                raise self.refuse(node, f": grouped conv (groups={mod.groups}) is not supported, only groups=1 and depthwise")
             src = self.only(node)
             if depthwise:  # channel i reads channel i: a diagonal connection with the kernel's taps
                 g.depthwise(out, src, where, int(mod.in_channels), math.prod(mod.kernel_size), mod.bias is not None)
+            elif mod.groups > 1:  # block g of the outputs reads block g of the inputs
+                g.grouped_conv(out, src, where, int(mod.in_channels), int(mod.out_channels), int(mod.groups),
+                               math.prod(mod.kernel_size), mod.bias is not None)
             else:
                 g.conv(out, src, where, int(mod.in_channels), int(mod.out_channels), math.prod(mod.kernel_size), mod.bias is not None)
             self.spatial.add(out)

@@ -201,6 +201,7 @@ def general_dot(ov: GeneralOverview) -> str:
         lines.append(f"  L{e.source} -> L{e.target} {_attrs(label=e.label, color=colour, fontcolor=colour, **style, **{'class': e.kind})};")
     legend = [(KIND_COLOURS[k], text) for k, text in (
         ("dense", "dense xT: every neuron to every neuron, T taps each"),
+        ("grouped", "grouped xT: every neuron to every neuron of its group, T taps each"),
         ("diagonal", "diagonal xT: neuron i to neuron i, T taps each"),
         ("identity", "identity (dashed): neuron i to neuron i, weight fixed at 1"),
     ) if any(e.kind == k for e in ov.edges)]

@@ -327,7 +327,7 @@ def draw_general(ov: GeneralOverview, fmt: str) -> bytes:
         ax.text(x, ny + bh / 2, l.name, ha="center", va="center", fontsize=FONT - 1, weight="bold", zorder=3)
         ax.text(x, ny - 0.08, f"size {l.size}\n{l.kept} kept", ha="center", va="top", fontsize=FONT - 2, color="#555555")
     handles = [Line2D([], [], color=KIND_COLOURS[k], lw=1.3, ls=(0, (4, 3)) if k == "identity" else "-", label=k)
-               for k in ("dense", "diagonal", "identity") if any(e.kind == k for e in ov.edges)]
+               for k in ("dense", "grouped", "diagonal", "identity") if any(e.kind == k for e in ov.edges)]
     fig.legend(handles=handles, loc="lower right", fontsize=FONT - 1, frameon=False,
                title="connections (label: kind x taps)", title_fontsize=FONT - 1)
     return _save(fig, fmt)

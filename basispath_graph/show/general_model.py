@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..network import kind_counts
 from ..store import Store
 from ..store.general_networks import load_general_network
 from ..store.path_forms import stored_form
@@ -58,7 +59,7 @@ class GeneralOverview:
     def counts(self) -> list[str]:
         """The run's numbers as short texts."""
         verdict = {True: "certified", False: "NOT certified"}.get(self.certified, "not certified yet")
-        kinds = {k: sum(e.kind == k for e in self.edges) for k in ("dense", "diagonal", "identity")}
+        kinds = kind_counts(self.edges)
         out = [f"m = {self.m}", f"H = {self.H}", f"|B| = {'-' if self.basis_size is None else self.basis_size}", verdict,
                f"{len(self.layers)} layers", ", ".join(f"{n} {k}" for k, n in kinds.items() if n)]
         if self.substructures:

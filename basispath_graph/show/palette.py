@@ -13,7 +13,7 @@ HIGHLIGHT = "#111111"
 # deah-complete's rules, one colour each (tab10's green, blue and red).
 RULE_COLOURS = {"p0": "#2ca02c", "ear": "#1f77b4", "local": "#d62728"}
 # A general network's connection kinds (show of a general run): identity shortcuts stand out.
-KIND_COLOURS = {"dense": HIGHLIGHT, "diagonal": "#9467bd", "identity": "#ff7f0e"}
+KIND_COLOURS = {"dense": HIGHLIGHT, "grouped": "#1f77b4", "diagonal": "#9467bd", "identity": "#ff7f0e"}
 
 
 def colours(n: int) -> list[str]:

@@ -38,7 +38,7 @@ def ingest_general_network(store: Store, network: GeneralNetwork) -> str:
         layers=[{"uid": f"{key}:{k}", "position": k, "name": l.name, "size": l.size} for k, l in enumerate(network.layers)],
         connections=[
             {"source": f"{key}:{c.source}", "target": f"{key}:{c.target}", "position": k, "kind": c.kind, "taps": c.taps,
-             "weight_offset": network.connection_offsets.get(k, -1)}
+             "weight_offset": network.connection_offsets.get(k, -1), "groups": c.groups}
             for k, c in enumerate(network.connections)
         ],
     )
@@ -57,7 +57,7 @@ def load_general_network(store: Store, key: str, name: str = "") -> GeneralNetwo
     rows = store.run("general_connections", key=key)
     if not layers or not rows:
         raise StoreError(f"network {key} has no stored layers or connections")
-    net = GeneralNetwork.from_parts(name or "", layers, [GConnection(int(r["source"]), int(r["target"]), r["kind"], int(r["taps"])) for r in rows])
+    net = GeneralNetwork.from_parts(name or "", layers, [GConnection(int(r["source"]), int(r["target"]), r["kind"], int(r["taps"]), int(r["groups"])) for r in rows])
     for k, r in enumerate(rows):
         if int(r["position"]) != k or net.connection_offsets.get(k, -1) != int(r["weight_offset"]):
             raise StoreError(f"network {key}: stored connection {k} does not match its weight numbering")

@@ -40,6 +40,7 @@ CREATE REL TABLE IF NOT EXISTS HAS_GENERAL_LAYER(FROM Network TO GeneralLayer);
 CREATE REL TABLE IF NOT EXISTS CONNECTS(FROM GeneralLayer TO GeneralLayer, position INT64, kind STRING, taps INT64, weight_offset INT64);
 ALTER TABLE Network ADD IF NOT EXISTS kind STRING DEFAULT 'layered';
 ALTER TABLE BasisPath ADD IF NOT EXISTS taps INT64[] DEFAULT [];
+ALTER TABLE CONNECTS ADD IF NOT EXISTS groups INT64 DEFAULT 1;
 // Described bases (docs/graph-model.md): a skeleton run of a general network stores its designated
 // walks and weight families instead of a BasisPath per path.
 CREATE NODE TABLE IF NOT EXISTS Designation(uid STRING, run STRING, side STRING, layer INT64, connection INT64, neurons INT64[], PRIMARY KEY(uid));

@@ -1,7 +1,8 @@
 // Store a general network (layers and typed connections, docs/general-networks.md) once: a
 // Network of kind 'general', a GeneralLayer per layer and a CONNECTS relationship per connection
 // in spec order (position). Later runs and ingests of the same network (same key) reuse it.
-// Identity connections have taps 0 and weight_offset -1 (no trainable weight).
+// Identity connections have taps 0 and weight_offset -1 (no trainable weight); groups is a
+// grouped connection's number of groups, 1 for every other kind.
 // param: key STRING
 // param: name STRING
 // param: m INTEGER
@@ -19,4 +20,4 @@ UNWIND $connections AS c
 MATCH (a:GeneralLayer {uid: c.source})
 MATCH (b:GeneralLayer {uid: c.target})
 MERGE (a)-[r:CONNECTS {position: c.position}]->(b)
-ON CREATE SET r.kind = c.kind, r.taps = c.taps, r.weight_offset = c.weight_offset
+ON CREATE SET r.kind = c.kind, r.taps = c.taps, r.weight_offset = c.weight_offset, r.groups = c.groups
