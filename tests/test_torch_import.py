@@ -420,6 +420,26 @@ def test_torchvision_mnasnet_reads_with_its_depthwise_convs_and_certifies(ti):
     assert result.certified and result.basis_size == net.m - net.H
 
 
+@pytest.mark.parametrize("arch, m", [("resnext50_32x4d", 24_994_792), ("regnet_x_400mf", 5_477_048)])
+def test_torchvision_grouped_conv_networks_read_and_certify(ti, arch, m):
+    """ResNeXt and RegNet-X (grouped convs, refused before): m is the parameter count with every
+    BatchNorm's scale folded into its conv, every grouped conv a grouped connection, and the
+    skeleton basis is certified."""
+    tvm = pytest.importorskip("torchvision.models", reason="torchvision is not installed")
+    import torch.nn as nn
+
+    from basispath_graph.general.solve import solve_general
+
+    model = getattr(tvm, arch)(weights=None).eval()
+    net = ti.network_from_module(model, arch, arch, max_weights=10**9)
+    folded = sum(mod.num_features for mod in model.modules() if isinstance(mod, nn.BatchNorm2d))
+    assert net.m == sum(p.numel() for p in model.parameters()) - folded == m
+    grouped = [mod for mod in model.modules() if isinstance(mod, nn.Conv2d) and mod.groups > 1]
+    assert len([c for c in net.connections if c.kind == "grouped"]) == len(grouped) > 0
+    result = solve_general(net)
+    assert result.certified and result.basis_size == net.m - net.H
+
+
 @pytest.mark.parametrize("arch", ["resnet18", "vgg11", "densenet121"])
 def test_torchvision_models_match_the_presets_and_their_own_tensors(ti, arch):
     """Real architectures (skipped without torchvision): from-torch gives the channel-level preset's
