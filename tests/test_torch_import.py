@@ -367,6 +367,22 @@ def test_a_depthwise_conv_is_a_diagonal_connection_with_its_taps(ti):
     assert diagonal == [{"from": "expand.1", "to": "depthwise.1", "kind": "diagonal", "taps": 9}]  # its BatchNorm folded
 
 
+def test_layer_scale_stochastic_depth_and_a_pool_sized_by_the_input(ti):
+    """gamma * conv(x) folds into the conv (as a BatchNorm's scale does); StochasticDepth is the
+    identity in eval; gamma2 * relu(x) is a diagonal connection (4 weights); F.avg_pool2d(x,
+    x.size()[3]) is a global pool. m by hand: stem 3*4*9 + 4, conv 4*4*9, gamma2 4, fc 4*2 + 2;
+    H: the stem's 4 channels (one class each with the block's sum) and the scaled copy's 4."""
+    net = ti.network_from_torch(f"{MODELS}:layer_scale_block")
+    assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 * 4 * 9 + 4 + 4 * 2 + 2, 4 + 4)
+    assert [c.kind for c in net.connections].count("diagonal") == 1
+
+
+def test_a_product_of_two_computed_tensors_is_refused_as_not_homogeneous(ti):
+    src = f"{MODELS}:blocked"  # x * sigmoid(gate(x)): squeeze-excitation
+    with pytest.raises(ti.TorchImportError, match=r"operator\.mul"):
+        ti.read_torch_model(src)
+
+
 def test_shape_checks_are_ignored(ti, models):
     net = ti.network_from_torch(f"{MODELS}:checked")
     assert (net.m, net.H) == (3 * 4 * 9 + 4 + 4 * 2 + 2, 4)

@@ -486,3 +486,30 @@ class _Depthwise(nn.Module):
 
 def depthwise_block() -> nn.Module:
     return _Depthwise()
+
+
+class _LayerScaleBlock(nn.Module):
+    """A residual block as papers write it: layer scale (gamma * conv(x), folded into the conv),
+    stochastic depth (the identity in eval), a layer scale after a ReLU (a diagonal connection),
+    and global pooling written as F.avg_pool2d(x, x.size()[3])."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+
+        self.stem = nn.Conv2d(3, 4, 3)
+        self.conv = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+        self.gamma = nn.Parameter(torch.ones(4, 1, 1))
+        self.drop_path = torchvision.ops.StochasticDepth(0.1, "row")
+        self.gamma2 = nn.Parameter(torch.ones(4, 1, 1))
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = torch.relu(x + self.drop_path(self.gamma * self.conv(x)))
+        x = F.avg_pool2d(self.gamma2 * x, x.size()[3])
+        return self.fc(x.view(x.size(0), -1))
+
+
+def layer_scale_block() -> nn.Module:
+    return _LayerScaleBlock().eval()

@@ -212,6 +212,23 @@ class ChannelGraph:
         p.grouped[view.segments[0][0]] = (taps, groups)
         self.tensors[out] = p
 
+    def scale(self, out: str, src: str, where: str, channels: int) -> None:
+        """x times a trainable parameter of one value per channel (layer scale): folds into the
+        conv or linear before it when that has no other reader (as BatchNorm's scale does), else
+        a ``diagonal`` connection into a scaled copy (no shift)."""
+        value = self.tensors.get(src)
+        if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
+            self._check_channels(value.channels, channels, where)
+            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases, "linear",
+                                        dict(value.diagonal), dict(value.grouped))
+            return
+        view = self.fit(self.view(src, where), channels, where)
+        self._check_channels(view.channels, channels, where)
+        if len(view.segments) != 1:
+            raise self.error(f"{where}: a per-channel scale of a concatenation: not supported")
+        layer = view.segments[0][0]
+        self.tensors[out] = Pending(view.channels, made_by="linear", diagonal={layer: 1})
+
     def batchnorm(self, out: str, src: str, where: str, channels: int | None = None) -> None:
         """Eval-mode BatchNorm: folds into the conv or linear before it, else a per-channel
         scale (``diagonal``) and shift (a bias). ``channels``: its own count, when known."""

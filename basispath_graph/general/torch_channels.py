@@ -21,6 +21,8 @@ ReLU (module, function, method), dropout,          pass through (channel-wise, n
 ``.view/.reshape(n, -1)``
 ``+``, ``torch.add``, ``.add``                     ``add`` (a parameter operand: ``add_bias``)
 ``torch.cat`` along dimension 1                    ``concat``
+``x * gamma`` (a per-channel parameter)            ``scale``: folds, or ``diagonal``
+``stochastic_depth(..., training=False)``          pass through (eval)
 =================================================  ==========================================
 
 Anything else (GELU, LayerNorm, attention, grouped or transposed conv, ...) is refused by its
@@ -180,7 +182,8 @@ class _Reader:
         """The one tensor input of a node (its first argument); any other tensor argument is refused."""
         first = node.args[0] if node.args else node.kwargs.get("input")
         rest = [v for k, v in node.kwargs.items() if k not in ("input", *extra_ok)]
-        if _tensor_nodes((list(node.args[1:]), rest), self.torch.fx):
+        # a size (F.avg_pool2d(x, x.size()[3])) is a number, not a second tensor
+        if [n for n in _tensor_nodes((list(node.args[1:]), rest), self.torch.fx) if n.name not in self.sizes]:
             raise self.refuse(node, " (with more than one tensor input)")
         return self.tensor(node, first)
 
@@ -361,6 +364,12 @@ class _Reader:
             self._mean(node)
         elif target in self.adds:
             self._add(node)
+        elif getattr(target, "__name__", "") == "stochastic_depth" and self.arg(node, 3, "training", True) is False:
+            src = self.only(node, "p", "mode", "training")  # torchvision.ops: the identity in eval
+            g.pass_through(out, src, where)
+            self._inherit(out, src)
+        elif target in (operator.mul, operator.imul, torch.mul) and self._scale(node):
+            pass  # x * gamma: layer scale
         elif node.name in self.sizes:
             pass  # x.shape[0]: a shape, see _is_size
         else:
@@ -383,10 +392,34 @@ class _Reader:
             self.g.flatten(node.name, self.tensor(node, node.args[0]), self.where(node))
         elif name in ("add", "add_"):
             self._add(node)
+        elif name in ("mul", "mul_") and self._scale(node):
+            pass  # x.mul(gamma): layer scale
         elif name == "mean":
             self._mean(node)
         else:
             raise self.refuse(node)
+
+    def _scale(self, node) -> bool:
+        """x * gamma with gamma a trainable parameter of one value per channel (layer scale:
+        shape (C, 1, ...) on maps, (C,) on N x C): a per-channel scale. False for anything else
+        (a product of two computed tensors is not positively homogeneous: refused by the caller)."""
+        if len(node.args) != 2 or node.kwargs:
+            return False
+        a, b = node.args
+        params = [v for v in (a, b) if isinstance(v, self.torch.fx.Node) and self.params.get(v.name) is not None]
+        if len(params) != 1:
+            return False
+        other = b if a is params[0] else a
+        if not isinstance(other, self.torch.fx.Node) or other.name in self.params or other.name in self.sizes:
+            return False
+        shape = list(self.params[params[0].name].shape)
+        while len(shape) > 1 and shape[0] == 1:
+            shape.pop(0)
+        if not shape or any(d != 1 for d in shape[1:]) or (len(shape) > 1) != (other.name in self.spatial):
+            return False
+        self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]))
+        self._inherit(node.name, other.name)
+        return True
 
     def _mean(self, node) -> None:
         """``x.mean((2, 3))`` / ``torch.mean(x, dim)`` over the spatial axes: global average
