@@ -185,31 +185,24 @@ class ChannelGraph:
         p.biases = 1 if has_bias else 0
         self.tensors[out] = p
 
-    def depthwise(self, out: str, src: str, where: str, channels: int, taps: int, has_bias: bool) -> None:
-        """A depthwise conv (groups = in = out channels): channel i reads only channel i, at
-        ``taps`` kernel positions: a ``diagonal`` connection with taps from each layer of the view
-        (positively homogeneous per channel, like BatchNorm's scale, which folds into it)."""
-        view = self.fit(self.view(src, where), channels, where)
-        if view.channels != channels:
-            raise self.error(f"{where}: weight has {channels} channels, its input {view.channels}")
-        p = Pending(int(channels), made_by="linear", biases=1 if has_bias else 0)
-        if len(view.segments) != 1:  # over a concatenation: each layer's channels go to their own neurons
-            raise self.error(f"{where}: a depthwise conv over a concatenation: not supported")
-        p.diagonal[view.segments[0][0]] = taps
-        self.tensors[out] = p
-
     def grouped_conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, groups: int, taps: int,
                      has_bias: bool) -> None:
-        """A grouped conv (ResNeXt, RegNet): output block g reads input block g only, at ``taps``
-        kernel positions: a ``grouped`` connection (a depthwise one, groups = in = out channels,
-        is ``depthwise``)."""
+        """A conv with ``groups`` > 1: output block g reads input block g only, at ``taps`` kernel
+        positions. A depthwise conv (groups = in = out channels: channel i reads channel i) is a
+        ``diagonal`` connection, as BatchNorm's scale is (which folds into it); any other a
+        ``grouped`` one (ResNeXt, RegNet)."""
+        depthwise = groups == in_channels == out_channels
+        what = "depthwise" if depthwise else "grouped"
         view = self.fit(self.view(src, where), in_channels, where)
         if view.channels != in_channels:
             raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
         if len(view.segments) != 1:
-            raise self.error(f"{where}: a grouped conv over a concatenation: not supported")
+            raise self.error(f"{where}: a {what} conv over a concatenation: not supported")
         p = Pending(int(out_channels), made_by="linear", biases=1 if has_bias else 0)
-        p.grouped[view.segments[0][0]] = (taps, groups)
+        if depthwise:
+            p.diagonal[view.segments[0][0]] = taps
+        else:
+            p.grouped[view.segments[0][0]] = (taps, groups)
         self.tensors[out] = p
 
     def scale(self, out: str, src: str, where: str, channels: int) -> None:

@@ -143,10 +143,7 @@ class _Importer:
         groups = self._attr(node, "group", 1)
         w = self._weight(node, 1, (3, 4, 5))
         taps = int(np.prod(w.shape[2:])) if w.ndim > 2 else 1
-        if groups != 1 and w.shape[1] == 1 and w.shape[0] == groups:  # depthwise: channel i reads channel i
-            self.g.depthwise(node.output[0], node.input[0], _where(node), groups, taps, self._bias_input(node, 2))
-            return
-        if groups != 1:  # block g of the outputs reads block g of the inputs
+        if groups != 1:  # block g of the outputs reads block g of the inputs (depthwise: channel i, channel i)
             self.g.grouped_conv(node.output[0], node.input[0], _where(node), w.shape[1] * groups, w.shape[0], groups, taps,
                                 self._bias_input(node, 2))
             return

@@ -10,8 +10,8 @@ fx node                                            rule (channel_graph)
 the input placeholder                              an input layer; its channels from
                                                    ``input_shape[1]`` or its first reader
 ``nn.Conv1d/2d/3d`` (groups = 1)                   ``conv``: prod(kernel_size) taps; bias
-``nn.Conv*d`` depthwise (groups = in = out)        ``depthwise``: ``diagonal``, kernel taps
 ``nn.Conv*d`` grouped (1 < groups)                 ``grouped_conv``: ``grouped``, kernel taps
+                                                   (depthwise, groups = in = out: ``diagonal``)
 ``nn.Linear``                                      ``dense_from_features``: S taps after a
                                                    flatten of C channels (in_features = C*S)
 ``nn.BatchNorm1d/2d/3d`` (affine, running stats)   ``batchnorm``: folds or diagonal + bias
@@ -69,6 +69,14 @@ def _not_homogeneous(op: str) -> bool:
     """Whether ``op`` (``op_name``: ``torch.nn.GELU (module 'act')``, ``operator.mul``) is one of
     ``NOT_HOMOGENEOUS``."""
     return op.split(" (module")[0].rsplit(".", 1)[-1] in NOT_HOMOGENEOUS
+
+
+def _channel_shape(param) -> list[int]:
+    """A parameter's shape without the leading ones (they broadcast over the batch)."""
+    shape = list(param.shape)
+    while len(shape) > 1 and shape[0] == 1:
+        shape.pop(0)
+    return shape
 
 
 def _entry(key: str, places: list[str]) -> str:
@@ -305,11 +313,8 @@ class _Reader:
     def _module(self, node, mod) -> None:
         nn, g, out, where = self.nn, self.g, node.name, self.where(node)
         if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
-            depthwise = mod.groups == mod.in_channels == mod.out_channels and mod.groups > 1
             src = self.only(node)
-            if depthwise:  # channel i reads channel i: a diagonal connection with the kernel's taps
-                g.depthwise(out, src, where, int(mod.in_channels), math.prod(mod.kernel_size), mod.bias is not None)
-            elif mod.groups > 1:  # block g of the outputs reads block g of the inputs
+            if mod.groups > 1:  # block g of the outputs reads block g of the inputs (depthwise: a diagonal)
                 g.grouped_conv(out, src, where, int(mod.in_channels), int(mod.out_channels), int(mod.groups),
                                math.prod(mod.kernel_size), mod.bias is not None)
             else:
@@ -412,9 +417,7 @@ class _Reader:
         other = b if a is params[0] else a
         if not isinstance(other, self.torch.fx.Node) or other.name in self.params or other.name in self.sizes:
             return False
-        shape = list(self.params[params[0].name].shape)
-        while len(shape) > 1 and shape[0] == 1:
-            shape.pop(0)
+        shape = _channel_shape(self.params[params[0].name])
         if not shape or any(d != 1 for d in shape[1:]) or (len(shape) > 1) != (other.name in self.spatial):
             return False
         self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]))
@@ -471,9 +474,7 @@ class _Reader:
             other = b if a is consts[0] else a
             if param is None or not isinstance(other, self.torch.fx.Node):
                 raise self.refuse(node, " (only a trainable parameter of one value per channel can be added)")
-            shape = list(param.shape)
-            while len(shape) > 1 and shape[0] == 1:  # leading ones broadcast over the batch
-                shape.pop(0)
+            shape = _channel_shape(param)
             # on N x C x ... one value per channel is C x 1 x ...; on N x features it is (C,)
             per_channel = all(d == 1 for d in shape[1:]) and (len(shape) > 1) == (other.name in self.spatial)
             if not per_channel and other.name in self.spatial and len(shape) == 1:
