@@ -38,7 +38,7 @@ from typing import Callable
 
 from ..errors import BadInput
 
-__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View"]
+__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View", "WeightSource"]
 
 
 class ChannelImportError(BadInput):
@@ -55,6 +55,27 @@ class View:
         return sum(n for _, n in self.segments)
 
 
+@dataclass(frozen=True)
+class WeightSource:
+    """Where some of a connection's weights live in the model (G-SGD writes them back there):
+    parameter ``param`` holds taps ``tap .. tap + taps - 1`` of the connection, and the weight
+    from neuron i to neuron j at tap ``tap + s`` is its element number
+    ``j * in_channels * taps + ((channel + i) % in_channels) * taps + s`` (flattened). One form for
+    every layout: a conv's [out, in, *kernel] (``channel``: the source layer's first channel in a
+    concatenation), a linear map's [out, C * S] after a flatten, a grouped conv's
+    [out, in / groups, *kernel] (``in_channels`` = in / groups), a depthwise conv's [C, 1, *kernel],
+    a bias or a per-channel scale [C] (``in_channels`` = ``taps`` = 1)."""
+
+    param: str
+    tap: int
+    taps: int
+    channel: int = 0
+    in_channels: int = 1
+
+    def shifted(self, by: int) -> "WeightSource":
+        return WeightSource(self.param, self.tap + by, self.taps, self.channel, self.in_channels)
+
+
 @dataclass
 class Pending:
     channels: int
@@ -64,13 +85,32 @@ class Pending:
     made_by: str = ""  # "linear", "batchnorm" or "add": a BatchNorm folds into a linear one only
     diagonal: dict[str, int] = field(default_factory=dict)  # source layer -> taps (a depthwise conv)
     grouped: dict[str, tuple[int, int]] = field(default_factory=dict)  # source layer -> (taps, groups)
+    # (kind, source layer) -> the parameters holding that connection's weights (None: not known,
+    # the ONNX front end); kind "bias" with source "bias". ``unmapped``: why the weights are no
+    # model parameters at all (a BatchNorm folded into them); both only for G-SGD (gsgd/).
+    sources: dict[tuple[str, str], list] = field(default_factory=dict)
+    unmapped: str = ""
+
+    def with_sources(self, **changes) -> "Pending":
+        """A copy (its dicts and lists copied too) with ``changes``."""
+        fields = dict(channels=self.channels, dense=dict(self.dense), identity=list(self.identity), biases=self.biases,
+                      made_by=self.made_by, diagonal=dict(self.diagonal), grouped=dict(self.grouped),
+                      sources={k: list(v) for k, v in self.sources.items()}, unmapped=self.unmapped)
+        fields.update(changes)
+        return Pending(**fields)
+
+    def source(self, key: tuple[str, str], param: str | None, tap: int, taps: int, channel: int = 0, in_channels: int = 1) -> None:
+        self.sources.setdefault(key, []).append(None if param is None else WeightSource(param, tap, taps, channel, in_channels))
 
 
 class ChannelGraph:
     """Layers and connections of a general spec, built one operation at a time."""
 
-    def __init__(self, name: str, error: type[Exception] = ChannelImportError):
+    def __init__(self, name: str, error: type[Exception] = ChannelImportError, fold: bool = True):
         self.name = name
+        # False: a per-channel scale never folds into the conv before it (a diagonal connection of
+        # its own), so every parameter stays a weight (G-SGD reads so; basis paths fold)
+        self.fold = fold
         self.error = error
         self.layers: list[dict] = []
         self.connections: list[dict] = []
@@ -79,6 +119,9 @@ class ChannelGraph:
         self.readers: dict[str, int] = {}  # tensor -> how many times it is read (graph outputs count)
         self.labels: dict[str, str] = {}  # tensor -> the name its layer gets (default: the key)
         self.unsized: set[str] = set()  # input layers whose channel count no operation told yet
+        # per connection: the model parameters holding its weights, or a string saying why they
+        # are none (``Pending.sources``); what G-SGD reads (gsgd/parameters.py)
+        self.sources: list[list[WeightSource] | str] = []
 
     # -- layers ---------------------------------------------------------------------------
 
@@ -104,19 +147,33 @@ class ChannelGraph:
             return value
         layer = self.new_layer(self.labels.get(key, key), value.channels)
         for source, taps in value.dense.items():
-            self.connections.append({"from": source, "to": layer, "kind": "dense", "taps": taps})
+            self._connect({"from": source, "to": layer, "kind": "dense", "taps": taps}, value, ("dense", source))
         for source, taps in value.diagonal.items():
-            self.connections.append({"from": source, "to": layer, "kind": "diagonal", "taps": taps})
+            self._connect({"from": source, "to": layer, "kind": "diagonal", "taps": taps}, value, ("diagonal", source))
         for source, (taps, groups) in value.grouped.items():
-            self.connections.append({"from": source, "to": layer, "kind": "grouped", "taps": taps, "groups": groups})
+            self._connect({"from": source, "to": layer, "kind": "grouped", "taps": taps, "groups": groups}, value, ("grouped", source))
         for source in value.identity:
-            self.connections.append({"from": source, "to": layer, "kind": "identity"})
+            self._connect({"from": source, "to": layer, "kind": "identity"})
         if value.biases:
             self.uses_bias = True
-            self.connections.append({"from": "bias", "to": layer, "kind": "dense", "taps": value.biases})
+            self._connect({"from": "bias", "to": layer, "kind": "dense", "taps": value.biases}, value, ("bias", "bias"))
         view = View([(layer, value.channels)])
         self.tensors[key] = view
         return view
+
+    def _connect(self, connection: dict, value: Pending | None = None, key: tuple[str, str] | None = None,
+                 unmapped: str = "") -> None:
+        """Add a connection with the parameters its weights come from (``sources``)."""
+        self.connections.append(connection)
+        if value is None:
+            self.sources.append(unmapped)  # identity: no weights; else why they are no parameters
+            return
+        found = value.sources.get(key, [])
+        taps = connection["taps"]
+        if value.unmapped or any(s is None for s in found) or sum(s.taps for s in found) != taps:
+            self.sources.append(value.unmapped or "its weights' parameters are not known (read from ONNX)")
+        else:
+            self.sources.append(list(found))
 
     def view(self, key: str, where: str) -> View:
         """The tensor as layers (a pending sum becomes a layer now)."""
@@ -158,15 +215,17 @@ class ChannelGraph:
         self.tensors[out] = View(segments)
 
     def conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, taps: int,
-             has_bias: bool | Callable[[], bool]) -> None:
+             has_bias: bool | Callable[[], bool], params: tuple[str | None, str | None] = (None, None)) -> None:
         """A conv with ``taps`` kernel positions (groups = 1: the front end checks); ``has_bias``
-        may be a check to run once the input is known to fit."""
+        may be a check to run once the input is known to fit. ``params``: the names of its weight
+        and bias parameters, where the front end knows them (``WeightSource``)."""
         view = self.fit(self.view(src, where), in_channels, where)
         if in_channels != view.channels:
             raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
-        self.linear(out, view, out_channels, taps, has_bias() if callable(has_bias) else has_bias)
+        self.linear(out, view, out_channels, taps, has_bias() if callable(has_bias) else has_bias, params)
 
-    def dense_from_features(self, out: str, src: str, where: str, in_f: int, out_f: int, has_bias: bool) -> None:
+    def dense_from_features(self, out: str, src: str, where: str, in_f: int, out_f: int, has_bias: bool,
+                            params: tuple[str | None, str | None] = (None, None)) -> None:
         """A linear map of N x features (Gemm, MatMul, nn.Linear): S taps after a flatten of
         C channels with S positions each."""
         view = self.fit(self.view(src, where), in_f, where)  # an input of unknown shape: its features are channels
@@ -175,18 +234,25 @@ class ChannelGraph:
         taps = in_f // view.channels
         if taps > 1 and not view.flat:
             raise self.error(f"{where}: {in_f} input features from {view.channels} channels without a Flatten")
-        self.linear(out, view, out_f, taps, has_bias)
+        self.linear(out, view, out_f, taps, has_bias, params)
 
-    def linear(self, out: str, view: View, channels: int, taps: int, has_bias: bool) -> None:
+    def linear(self, out: str, view: View, channels: int, taps: int, has_bias: bool,
+               params: tuple[str | None, str | None] = (None, None)) -> None:
         """``channels`` outputs, each reading every channel of ``view`` at ``taps`` positions."""
         p = Pending(int(channels), made_by="linear")
-        for layer, _ in view.segments:
-            p.dense[layer] = p.dense.get(layer, 0) + taps
+        first = 0  # the segment's first channel in the weight's input dimension
+        for layer, n in view.segments:
+            tap = p.dense.get(layer, 0)  # a layer read twice (torch.cat([x, x])) gets more taps
+            p.dense[layer] = tap + taps
+            p.source(("dense", layer), params[0], tap, taps, first, view.channels)
+            first += n
         p.biases = 1 if has_bias else 0
+        if has_bias:
+            p.source(("bias", "bias"), params[1], 0, 1)
         self.tensors[out] = p
 
     def grouped_conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, groups: int, taps: int,
-                     has_bias: bool) -> None:
+                     has_bias: bool, params: tuple[str | None, str | None] = (None, None)) -> None:
         """A conv with ``groups`` > 1: output block g reads input block g only, at ``taps`` kernel
         positions. A depthwise conv (groups = in = out channels: channel i reads channel i) is a
         ``diagonal`` connection, as BatchNorm's scale is (which folds into it); any other a
@@ -199,28 +265,34 @@ class ChannelGraph:
         if len(view.segments) != 1:
             raise self.error(f"{where}: a {what} conv over a concatenation: not supported")
         p = Pending(int(out_channels), made_by="linear", biases=1 if has_bias else 0)
+        layer = view.segments[0][0]
         if depthwise:
-            p.diagonal[view.segments[0][0]] = taps
+            p.diagonal[layer] = taps
         else:
-            p.grouped[view.segments[0][0]] = (taps, groups)
+            p.grouped[layer] = (taps, groups)
+        p.source(("diagonal" if depthwise else "grouped", layer), params[0], 0, taps, 0, in_channels // groups)
+        if has_bias:
+            p.source(("bias", "bias"), params[1], 0, 1)
         self.tensors[out] = p
 
-    def scale(self, out: str, src: str, where: str, channels: int) -> None:
+    def scale(self, out: str, src: str, where: str, channels: int, param: str | None = None) -> None:
         """x times a trainable parameter of one value per channel (layer scale): folds into the
         conv or linear before it when that has no other reader (as BatchNorm's scale does), else
         a ``diagonal`` connection into a scaled copy (no shift)."""
         value = self.tensors.get(src)
-        if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
+        if self.fold and isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
             self._check_channels(value.channels, channels, where)
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases, "linear",
-                                        dict(value.diagonal), dict(value.grouped))
+            self.tensors[out] = value.with_sources(made_by="linear", unmapped=value.unmapped or f"a per-channel scale ({where})"
+                                                   " folded into them: their values are products of two parameters")
             return
         view = self.fit(self.view(src, where), channels, where)
         self._check_channels(view.channels, channels, where)
         if len(view.segments) != 1:
             raise self.error(f"{where}: a per-channel scale of a concatenation: not supported")
         layer = view.segments[0][0]
-        self.tensors[out] = Pending(view.channels, made_by="linear", diagonal={layer: 1})
+        p = Pending(view.channels, made_by="linear", diagonal={layer: 1})
+        p.source(("diagonal", layer), param, 0, 1)
+        self.tensors[out] = p
 
     def batchnorm(self, out: str, src: str, where: str, channels: int | None = None) -> None:
         """Eval-mode BatchNorm: folds into the conv or linear before it, else a per-channel
@@ -229,8 +301,7 @@ class ChannelGraph:
         if isinstance(value, Pending) and value.made_by == "linear" and self.readers.get(src, 0) == 1:
             self._check_channels(value.channels, channels, where)
             # folds: scale into the weights, shift (and any conv bias) into one bias per channel
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), 1, "batchnorm", dict(value.diagonal),
-                                        dict(value.grouped))
+            self.tensors[out] = value.with_sources(biases=1, made_by="batchnorm", unmapped=f"a BatchNorm ({where}) folded into them")
             return
         view = self.view(src, where)
         if channels is not None:
@@ -240,8 +311,9 @@ class ChannelGraph:
         segments = []
         for layer, n in view.segments:  # over a concatenation (DenseNet-BC): a scaled copy of each layer
             scaled = self.new_layer(label if len(view.segments) == 1 else f"{label}.{layer}", n)
-            self.connections.append({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1})
-            self.connections.append({"from": "bias", "to": scaled, "kind": "dense", "taps": 1})
+            why = f"a BatchNorm's scale and shift ({where}): functions of its parameters and running statistics"
+            self._connect({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1}, unmapped=why)
+            self._connect({"from": "bias", "to": scaled, "kind": "dense", "taps": 1}, unmapped=why)
             segments.append((scaled, n))
         self.uses_bias = True
         self.tensors[out] = View(segments)
@@ -250,7 +322,7 @@ class ChannelGraph:
         if declared is not None and declared != have:
             raise self.error(f"{where}: {declared} channels, its input {have}")
 
-    def add_bias(self, out: str, src: str, where: str, size: int, per_channel: bool = True) -> None:
+    def add_bias(self, out: str, src: str, where: str, size: int, per_channel: bool = True, param: str | None = None) -> None:
         """``src`` plus a constant (a trainable bias) of ``size`` values; ``per_channel``: its
         shape puts one value on each channel (no spatial extent)."""
         value = self.tensors.get(src)
@@ -258,13 +330,16 @@ class ChannelGraph:
         if size != channels or not per_channel:
             raise self.error(f"{where}: a constant that is not one value per channel ({size} values for {channels} channels)")
         if isinstance(value, Pending) and self.readers.get(src, 0) == 1:
-            self.tensors[out] = Pending(value.channels, dict(value.dense), list(value.identity), value.biases + 1, value.made_by,
-                                        dict(value.diagonal), dict(value.grouped))
+            p = value.with_sources(biases=value.biases + 1)
+            p.source(("bias", "bias"), param, value.biases, 1)
+            self.tensors[out] = p
             return
         view = self.view(src, where)  # read elsewhere too: a layer of its own, then x + b
         if len(view.segments) != 1:
             raise self.error(f"{where}: a bias added to a concatenation: not supported")
-        self.tensors[out] = Pending(view.channels, {}, [view.segments[0][0]], 1, "add")
+        p = Pending(view.channels, {}, [view.segments[0][0]], 1, "add")
+        p.source(("bias", "bias"), param, 0, 1)
+        self.tensors[out] = p
 
     def add(self, out: str, a: str, b: str, where: str) -> None:
         """The sum of two computed tensors (a residual block's output)."""
@@ -286,6 +361,10 @@ class ChannelGraph:
         total = Pending(channels.pop(), made_by="add")
         for p in parts:
             if isinstance(p, Pending):
+                total.unmapped = total.unmapped or p.unmapped
+                for (kind, source), found in p.sources.items():  # p's taps come after total's so far
+                    before = total.biases if kind == "bias" else total.dense.get(source, 0) if kind == "dense" else 0
+                    total.sources.setdefault((kind, source), []).extend(s and s.shifted(before) for s in found)
                 for source, taps in p.dense.items():
                     total.dense[source] = total.dense.get(source, 0) + taps
                 for source, taps in p.diagonal.items():
@@ -315,7 +394,7 @@ class ChannelGraph:
                 # count as hidden; an output copy (identity edges) keeps them outputs' rescaling.
                 for layer, size in view.segments:
                     copy = self.new_layer(f"{self.labels.get(out, out)}.output", size)
-                    self.connections.append({"from": layer, "to": copy, "kind": "identity"})
+                    self._connect({"from": layer, "to": copy, "kind": "identity"})
         if self.unsized:
             raise self.error(f"{self.name}: cannot tell how many channels input {sorted(self.unsized)[0]!r} has (no conv, linear or BatchNorm reads it)")
         layers = ([{"name": "bias", "size": 1}] if self.uses_bias else []) + self.layers

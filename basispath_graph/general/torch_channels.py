@@ -44,7 +44,7 @@ import sys
 from ..torch_fx import TorchImportError, UnsupportedOperation, UnsupportedOperations, import_torch, op_name, trace
 from .channel_graph import ChannelGraph
 
-__all__ = ["general_spec_from_module"]
+__all__ = ["general_spec_from_module", "read_module"]
 
 _POOLS = ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -97,13 +97,13 @@ def _tensor_nodes(value, fx) -> list:
 
 
 class _Reader:
-    def __init__(self, module, source: str, name: str, input_shape: tuple[int, ...] | None):
+    def __init__(self, module, source: str, name: str, input_shape: tuple[int, ...] | None, fold: bool = True):
         self.torch = torch = import_torch()
         self.nn, self.F = torch.nn, torch.nn.functional
         self.source = source
         self.training = bool(getattr(module, "training", False))  # BatchNorm is read as in eval mode either way
         self.traced = trace(module, source)
-        self.g = ChannelGraph(name, TorchImportError)
+        self.g = ChannelGraph(name, TorchImportError, fold)
         self.input_shape = input_shape
         self.rank: dict[str, int] = {}
         self.spatial: set[str] = set()  # tensors known to keep spatial dimensions (N x C x ...)
@@ -153,7 +153,8 @@ class _Reader:
         try:
             self.traced.eval()
             with contextlib.redirect_stdout(sys.stderr), torch.no_grad():
-                Ranks(self.traced).run(torch.zeros(shape))
+                first = next(self.traced.parameters(), None)  # a float64 or a GPU model runs on its own kind
+                Ranks(self.traced).run(torch.zeros(shape) if first is None else torch.zeros(shape, dtype=first.dtype, device=first.device))
         except Exception as exc:  # noqa: BLE001 - running the user's forward()
             first = (str(exc).strip().splitlines() or [""])[0]  # fx adds "While executing ..." lines
             raise TorchImportError(f"cannot run {self.source} on an input of shape {shown}: {type(exc).__name__}: {first}") from None
@@ -314,14 +315,17 @@ class _Reader:
         nn, g, out, where = self.nn, self.g, node.name, self.where(node)
         if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
             src = self.only(node)
+            params = (f"{node.target}.weight", f"{node.target}.bias")
             if mod.groups > 1:  # block g of the outputs reads block g of the inputs (depthwise: a diagonal)
                 g.grouped_conv(out, src, where, int(mod.in_channels), int(mod.out_channels), int(mod.groups),
-                               math.prod(mod.kernel_size), mod.bias is not None)
+                               math.prod(mod.kernel_size), mod.bias is not None, params)
             else:
-                g.conv(out, src, where, int(mod.in_channels), int(mod.out_channels), math.prod(mod.kernel_size), mod.bias is not None)
+                g.conv(out, src, where, int(mod.in_channels), int(mod.out_channels), math.prod(mod.kernel_size), mod.bias is not None,
+                       params)
             self.spatial.add(out)
         elif isinstance(mod, nn.Linear):
-            self._linear(node, self.only(node), int(mod.in_features), int(mod.out_features), mod.bias is not None)
+            self._linear(node, self.only(node), int(mod.in_features), int(mod.out_features), mod.bias is not None,
+                         (f"{node.target}.weight", f"{node.target}.bias"))
         elif isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
             if not mod.affine or not mod.track_running_stats:
                 raise self.refuse(node, ": BatchNorm without affine=True and running statistics is not a trainable"
@@ -342,12 +346,12 @@ class _Reader:
         else:
             raise self.refuse(node)
 
-    def _linear(self, node, src: str, in_f: int, out_f: int, has_bias: bool) -> None:
+    def _linear(self, node, src: str, in_f: int, out_f: int, has_bias: bool, params: tuple[str, str]) -> None:
         rank = self.rank.get(src)
         if (rank is not None and rank != 2) or (rank is None and src in self.spatial):
             shown = f"rank {rank}" if rank is not None else "spatial dimensions"
             raise TorchImportError(f"{self.where(node)} on a tensor of {shown}: only N x features (flatten first)")
-        self.g.dense_from_features(node.name, src, self.where(node), in_f, out_f, has_bias)
+        self.g.dense_from_features(node.name, src, self.where(node), in_f, out_f, has_bias, params)
 
     def _inherit(self, out: str, src: str) -> None:
         if src in self.spatial:
@@ -420,7 +424,7 @@ class _Reader:
         shape = _channel_shape(self.params[params[0].name])
         if not shape or any(d != 1 for d in shape[1:]) or (len(shape) > 1) != (other.name in self.spatial):
             return False
-        self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]))
+        self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]), str(params[0].target))
         self._inherit(node.name, other.name)
         return True
 
@@ -480,7 +484,8 @@ class _Reader:
             if not per_channel and other.name in self.spatial and len(shape) == 1:
                 raise self.refuse(node, f" (a parameter of shape {tuple(param.shape)} adds along the last axis of"
                                         " N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)")
-            self.g.add_bias(node.name, self.tensor(node, other), self.where(node), int(param.numel()), per_channel)
+            self.g.add_bias(node.name, self.tensor(node, other), self.where(node), int(param.numel()), per_channel,
+                            str(consts[0].target))
             self._inherit(node.name, other.name)
             return
         if not all(isinstance(v, self.torch.fx.Node) for v in (a, b)):
@@ -495,4 +500,14 @@ def general_spec_from_module(module, source: str = "<model>", name: str = "",
                              input_shape: tuple[int, ...] | None = None) -> dict:
     """The general (channel-level) spec of an nn.Module; ``input_shape`` (N, C, ...) gives the
     input's channels and lets shapes be checked (ranks of what nn.Linear and torch.cat read)."""
-    return _Reader(module, source, name, input_shape).run()
+    return read_module(module, source, name, input_shape)[0]
+
+
+def read_module(module, source: str = "<model>", name: str = "",
+                input_shape: tuple[int, ...] | None = None, fold: bool = True) -> tuple[dict, list]:
+    """The general spec and, per connection of it, the model parameters its weights come from
+    (a list of ``channel_graph.WeightSource``) or why they come from none (a string): what
+    G-SGD reads (``gsgd/parameters.py``, with ``fold=False``: a per-channel scale parameter is a
+    diagonal connection of its own, not folded into the conv before it)."""
+    reader = _Reader(module, source, name, input_shape, fold)
+    return reader.run(), list(reader.g.sources)
