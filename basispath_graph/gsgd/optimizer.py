@@ -142,8 +142,9 @@ class GSGD(_torch_optimizer()):
         w = self._weights()
         zeros = self.space.zero_divisors(w)
         if len(zeros):
-            raise GSGDError(f"weight {self.parameter_map.describe(int(zeros[0]))} is 0 and lies on the basis' designated walks"
-                            f" ({len(zeros)} such weights): the path coordinates divide by it (initialise it away from 0)")
+            raise GSGDError(f"weight {self.parameter_map.describe(int(zeros[0]))} is 0 ({len(zeros)} such weight{'s' * (len(zeros) > 1)}) and the path"
+                            " coordinates divide by it: it lies on a designated walk or on a basis path besides that path's free"
+                            " weight (initialise it away from 0)")
 
     def _weights(self):
         return self.parameter_map.gather(self.parameter_map.params, self.space.dtype)

@@ -13,8 +13,8 @@ holds. f_l is b_l's **free** weight; the other H weights are **fixed** (never ch
 - allocation, backward: ``w_{f_l} = v_l / q_l``, last peeled first (q_l holds fixed weights and
   free weights of later paths only).
 
-Each peeling round is one batched step (a level of a level-scheduled sparse solve). Products are
-taken as sums of log |w| with a sign count, so a deep path's product does not underflow.
+Each peeling round is one batched step (a level of a level-scheduled sparse solve): a gather of
+its paths' weights and a product along rows.
 
 A skeleton-style basis (``general/described.DescribedBasis``) is not listed: its **family**
 paths in(u) + e + out(v), one per non-designated weight e, peel first and alone, with
@@ -55,12 +55,31 @@ def _walk_entries(net: Network, walks, into: bool) -> tuple[np.ndarray, np.ndarr
     return np.concatenate(neurons), np.concatenate(weights)
 
 
+def _padded(slots: np.ndarray, weights: np.ndarray, n: int, pad: int) -> np.ndarray:
+    """Entries (slot, weight) as an n x (longest row) matrix of weight ids, short rows filled
+    with ``pad`` (the index of a constant 1: a product over a row is the product of its entries)."""
+    counts = np.bincount(slots, minlength=n)
+    width = int(counts.max()) if n else 0
+    out = np.full((n, width), pad, dtype=np.int64)
+    order = np.argsort(slots, kind="stable")
+    s = slots[order]
+    col = np.arange(len(s), dtype=np.int64) - np.concatenate([[0], np.cumsum(counts)[:-1]])[s]
+    out[s, col] = weights[order]
+    return out
+
+
 class PathSpace:
     """The coordinates of one certified basis of ``network``, on ``device`` in ``dtype``.
 
     ``free[b]``: the free weight of basis path b (basis index order); ``fixed``: the H others.
     :meth:`gradient` gives (v, dL/dv) from weights and their gradient, :meth:`allocate` the
     weights of new path values (the fixed ones kept), both in basis index order.
+
+    Products over paths are gathers into a padded (paths x length) matrix of weight ids and a
+    product along rows, in ``dtype`` (float64 by default: a path of 50 weights near 0.05 is
+    about 1e-65); index ``m`` of the weight vector is a constant 1 that pads short rows and
+    stands in for each row's own free weight. Scatters (the sums Y) touch only the entries whose
+    weight is the free weight of a path solved later.
     """
 
     def __init__(self, network: Network, basis, device="cpu", dtype=None):
@@ -69,11 +88,12 @@ class PathSpace:
         self.torch, self.network, self.device = torch, network, device
         self.dtype = dtype or torch.float64
         t = lambda a: torch.as_tensor(np.asarray(a, dtype=np.int64), device=device)  # noqa: E731
-        m = network.m
+        m = self.m = network.m
         n_paths = sum(len(b) for b in basis)
         if n_paths != network.basis_size:
             raise GSGDError(f"the basis has {n_paths} paths, not m - H = {network.basis_size}: not a basis of this network")
         free = np.full(n_paths, -1, dtype=np.int64)
+        self.n_neurons = n_neurons = int(network.neuron_offset[-1])
         # -- families (a described basis): peeled first, one gather per weight -----------------
         fam_index, fam_weight, fam_src, fam_tgt = [], [], [], []
         if isinstance(basis, DescribedBasis):
@@ -89,12 +109,11 @@ class PathSpace:
                 before += fam.size
             explicit = list(basis.explicit)
             explicit_index = np.array([basis.explicit_index(i) for i in range(sum(len(b) for b in explicit))], dtype=np.int64)
-            in_n, in_w = _walk_entries(network, basis.walks, True)
-            out_n, out_w = _walk_entries(network, basis.walks, False)
+            walks = [_walk_entries(network, basis.walks, into) for into in (True, False)]
         else:
             explicit = list(basis)
             explicit_index = np.arange(n_paths, dtype=np.int64)
-            in_n = in_w = out_n = out_w = np.zeros(0, dtype=np.int64)
+            walks = []
         cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)  # noqa: E731
         fam_index, fam_weight, fam_src, fam_tgt = map(cat, (fam_index, fam_weight, fam_src, fam_tgt))
         free[fam_index] = fam_weight
@@ -104,47 +123,57 @@ class PathSpace:
         peeled = peel(ptr, wids, m)
         order, pivots = peeled.order, peeled.private
         free[explicit_index[order]] = pivots
-        self._core(ptr, wids, peeled.core, explicit_index, free, t)
+        core_free, core_weights = self._core(ptr, wids, peeled.core, explicit_index, free, t)
         if (free < 0).any() or len(np.unique(free)) != n_paths:
             raise GSGDError("internal error: free weights not one per basis path")
-        # explicit entries in peeling order, without each path's free weight ("others")
-        lengths = np.diff(ptr)[order]
-        starts = ptr[:-1][order]
-        slot = np.repeat(np.arange(len(order), dtype=np.int64), lengths)  # position in peeling order
-        ent = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum(), dtype=np.int64)
-        ent_w = wids[ent]
-        other = ent_w != pivots[slot]
-        self.level_ends = [int(e) for e in peeled.round_ends]
-        ent_ends = np.concatenate([[0], np.cumsum(lengths)])[np.asarray([0] + self.level_ends)]
-        oth_ends = np.concatenate([[0], np.cumsum(other)])[ent_ends]
-        self._levels = [
-            (int(a), int(b), int(ea), int(eb), int(oa), int(ob))
-            for a, b, ea, eb, oa, ob in zip([0] + self.level_ends[:-1], self.level_ends, ent_ends[:-1], ent_ends[1:],
-                                            oth_ends[:-1], oth_ends[1:])
-        ]
         self.free = free
         fixed = np.ones(m, dtype=bool)
         fixed[free] = False
         self.fixed = np.flatnonzero(fixed)
         if len(self.fixed) != network.H:
             raise GSGDError(f"internal error: {len(self.fixed)} fixed weights, not H = {network.H}")
-        # -- tensors --------------------------------------------------------------------------
-        self.n_paths, self.n_neurons = n_paths, int(network.neuron_offset[-1])
-        self.fam_index, self.fam_weight, self.fam_src, self.fam_tgt = map(t, (fam_index, fam_weight, fam_src, fam_tgt))
-        self.in_n, self.in_w, self.out_n, self.out_w = map(t, (in_n, in_w, out_n, out_w))
+        # when each weight's path is solved: -1 fixed or a family's, else its level (the core last)
+        ends = [int(e) for e in peeled.round_ends]
+        solved_at = np.full(m + 1, -1, dtype=np.int64)
+        solved_at[pivots] = np.searchsorted(np.asarray(ends), np.arange(len(order)), side="right")
+        solved_at[core_free] = len(ends)
+        # explicit entries in peeling order (slot: position in that order)
+        lengths = np.diff(ptr)[order]
+        slot = np.repeat(np.arange(len(order), dtype=np.int64), lengths)
+        ent = np.repeat(ptr[:-1][order] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + \
+            np.arange(int(lengths.sum()), dtype=np.int64)
+        ent_w = wids[ent]
+        level_of = np.searchsorted(np.asarray(ends), slot, side="right")
+        own = ent_w == pivots[slot]
+        self._levels = []
+        for lvl, (a, b) in enumerate(zip([0] + ends[:-1], ends)):
+            rows = (level_of == lvl)
+            others = rows & ~own
+            ids = _padded(slot[others] - a, ent_w[others], b - a, m)  # row product: q, without the free weight
+            later = rows & (solved_at[ent_w] > lvl)  # Y feeds only paths solved later
+            self._levels.append((a, b, t(ids), t(ent_w[later]), t(slot[later] - a)))
+        self.n_explicit = len(order)
         self.exp_index = t(explicit_index[order])  # basis index of the explicit paths, in peeling order
         self.exp_free = t(pivots)
-        self.ent_w, self.ent_slot = t(ent_w), t(slot)
-        self.oth_w, self.oth_slot = t(ent_w[other]), t(slot[other])
-        self.n_explicit = len(order)
+        self.held = [ent_w[~own]]  # weights the solves divide by (checked for 0)
+        # -- tensors of the families and walks ------------------------------------------------------
+        self.n_paths = n_paths
+        self.fam_index, self.fam_weight, self.fam_src, self.fam_tgt = map(t, (fam_index, fam_weight, fam_src, fam_tgt))
+        self.walks = []
+        for neurons, weights in walks:
+            later = solved_at[weights] >= 0
+            self.walks.append((t(_padded(neurons, weights, n_neurons, m)), t(weights[later]), t(neurons[later])))
+            self.held.append(weights)
+        self.held.append(core_weights)
 
-    def _core(self, ptr, wids, core, explicit_index, free, t) -> None:
+    def _core(self, ptr, wids, core, explicit_index, free, t) -> np.ndarray | None:
         """What never peels (a DEAH union's core may): its free weights are columns independent
         mod 2 (so invertible over Q too, ``linalg.gf2``), solved densely after the peeled paths
-        (forward) and before them (allocation). Core paths hold no peeled path's free weight."""
+        (forward) and before them (allocation). Core paths hold no peeled path's free weight.
+        Returns (the core's free weights, every weight on its paths)."""
         self.n_core = r = len(core)
         if not r:
-            return
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         if r > MAX_CORE:
             raise GSGDError(f"the basis does not peel: {r} of its paths are left after peeling, more than the {MAX_CORE} G-SGD"
                             " solves densely (use the skeleton basis)")
@@ -165,38 +194,25 @@ class PathSpace:
             raise GSGDError(f"the basis' unpeeled core of {r} paths is too ill-conditioned to solve in floating point")
         core_free = held[cols]
         free[explicit_index[core]] = core_free
-        other = ~np.isin(held[col], core_free)
+        weights = held[col]
+        other = ~np.isin(weights, core_free)
         torch = self.torch
         self.core_index, self.core_free = t(explicit_index[core]), t(core_free)
-        self.core_all_w, self.core_all_slot = t(held[col]), t(slot)
-        self.core_oth_w, self.core_oth_slot = t(held[col][other]), t(slot[other])
+        self.core_all = t(_padded(slot, weights, r, self.m))
+        self.core_other = t(_padded(slot[other], weights[other], r, self.m))
         self.core_inverse = torch.as_tensor(inverse, dtype=self.dtype, device=self.device)
         self.core_inverse2 = torch.as_tensor(inverse2.astype(np.float64), dtype=self.dtype, device=self.device)
-
-    # -- products -------------------------------------------------------------------------------
-
-    def _logs(self, w):
-        return self.torch.log(w.abs()), (w < 0).to(self.dtype)
-
-    def _products(self, logw, neg, weights, slots, n):
-        """Per slot 0..n-1: sum of log|w| and count of negative weights over (weights, slots)."""
-        torch = self.torch
-        lg = torch.zeros(n, dtype=self.dtype, device=self.device)
-        ng = torch.zeros(n, dtype=self.dtype, device=self.device)
-        lg.index_add_(0, slots, logw[weights])
-        ng.index_add_(0, slots, neg[weights])
-        return lg, ng
-
-    def _value(self, log, neg):
-        return (1.0 - 2.0 * self.torch.remainder(neg, 2.0)) * self.torch.exp(log)
-
-    def _walk_products(self, logw, neg):
-        """Pin and Pout per neuron: products over the designated walks in and out."""
-        pin = self._value(*self._products(logw, neg, self.in_w, self.in_n, self.n_neurons))
-        pout = self._value(*self._products(logw, neg, self.out_w, self.out_n, self.n_neurons))
-        return pin, pout
+        return core_free, weights
 
     # -- the two solves -------------------------------------------------------------------------
+
+    def _extended(self, w):
+        """w with a constant 1 at index m (pads rows; stands for a row's own free weight)."""
+        return self.torch.cat([w, w.new_ones(1)])
+
+    def _walk_products(self, we):
+        """Pin and Pout per neuron: products over the designated walks in and out."""
+        return [we[ids].prod(dim=1) for ids, _, _ in self.walks]
 
     def gradient(self, w, g):
         """(v, dL/dv): the basis path values and the path gradient, basis index order, from the
@@ -204,33 +220,32 @@ class PathSpace:
         torch = self.torch
         v = torch.empty(self.n_paths, dtype=self.dtype, device=self.device)
         dv = torch.empty_like(v)
-        logw, neg = self._logs(w)
-        Y = torch.zeros_like(w)  # sum of dL/dv_b * v_b over the paths b solved so far through each weight
+        we = self._extended(w)
+        Y = torch.zeros_like(we)  # sum of dL/dv_b * v_b over the paths b solved so far through each weight
         if self.families:
-            pin, pout = self._walk_products(logw, neg)
+            pin, pout = self._walk_products(we)
             q = pin[self.fam_src] * pout[self.fam_tgt]
             wf, gf = w[self.fam_weight], g[self.fam_weight]
             v[self.fam_index] = wf * q
             dv[self.fam_index] = gf / q
             y = wf * gf  # dL/dv * v
-            yin = torch.zeros(self.n_neurons, dtype=self.dtype, device=self.device).index_add_(0, self.fam_src, y)
-            yout = torch.zeros_like(yin).index_add_(0, self.fam_tgt, y)
-            Y.index_add_(0, self.in_w, yin[self.in_n])
-            Y.index_add_(0, self.out_w, yout[self.out_n])
-        lq, nq = self._products(logw, neg, self.oth_w, self.oth_slot, self.n_explicit)
-        q = self._value(lq, nq)
+            for (_, weights, neurons), ends in zip(self.walks, (self.fam_src, self.fam_tgt)):
+                per_neuron = torch.zeros(self.n_neurons, dtype=self.dtype, device=self.device).index_add_(0, ends, y)
+                Y.index_add_(0, weights, per_neuron[neurons])
         wf, gf = w[self.exp_free], g[self.exp_free]
-        ve = wf * q
-        de = torch.empty_like(ve)
-        for a, b, ea, eb, _, _ in self._levels:
+        ve, de = torch.empty_like(wf), torch.empty_like(wf)
+        for a, b, ids, later_w, later_slot in self._levels:
+            q = we[ids].prod(dim=1)
+            vl = wf[a:b] * q
             Yf = Y[self.exp_free[a:b]]
-            d = gf[a:b] / q[a:b] - torch.where(Yf != 0, Yf / ve[a:b], torch.zeros_like(Yf))
-            de[a:b] = d
-            Y.index_add_(0, self.ent_w[ea:eb], (d * ve[a:b])[self.ent_slot[ea:eb] - a])
+            d = gf[a:b] / q - torch.where(Yf != 0, Yf / vl, torch.zeros_like(Yf))  # Y = 0 first: a free weight may be 0
+            ve[a:b], de[a:b] = vl, d
+            if len(later_w):
+                Y.index_add_(0, later_w, (d * vl)[later_slot])
         v[self.exp_index] = ve
         dv[self.exp_index] = de
         if self.n_core:  # after every peeled path: sum over core paths through f of y = w_f g_f - Y_f, densely
-            vc = self._value(*self._products(logw, neg, self.core_all_w, self.core_all_slot, self.n_core))
+            vc = we[self.core_all].prod(dim=1)
             f = self.core_free
             y = self.core_inverse.T @ (w[f] * g[f] - Y[f])
             v[self.core_index] = vc
@@ -245,32 +260,27 @@ class PathSpace:
         """New weights: ``w`` with each free weight set so that every basis path's value is ``v``
         (basis index order); the fixed weights are ``w``'s, untouched."""
         torch = self.torch
-        w = w.clone()
+        we = self._extended(w)
         if self.n_core:  # first: the core holds fixed weights and its own free ones only
             vc = v[self.core_index]
-            logw, neg = self._logs(w)
-            lo, no = self._products(logw, neg, self.core_oth_w, self.core_oth_slot, self.n_core)
-            logs = self.core_inverse @ (torch.log(vc.abs()) - lo)
-            signs = torch.remainder(self.core_inverse2 @ torch.remainder((vc < 0).to(self.dtype) + no, 2.0), 2.0)
-            w[self.core_free] = (1.0 - 2.0 * signs) * torch.exp(logs)
+            others = we[self.core_other].prod(dim=1)
+            logs = self.core_inverse @ (torch.log(vc.abs()) - torch.log(others.abs()))
+            signs = torch.remainder(self.core_inverse2 @ ((vc < 0).to(self.dtype) + (others < 0).to(self.dtype)), 2.0)
+            we[self.core_free] = (1.0 - 2.0 * signs) * torch.exp(logs)
         ve = v[self.exp_index]
-        lq = torch.zeros(self.n_explicit, dtype=self.dtype, device=self.device)
-        nq = torch.zeros_like(lq)
-        for a, b, _, _, oa, ob in reversed(self._levels):  # last peeled first: its q holds no free weight left to set
-            held = w[self.oth_w[oa:ob]]
-            slots = self.oth_slot[oa:ob] - a
-            lq[a:b].index_add_(0, slots, torch.log(held.abs()))
-            nq[a:b].index_add_(0, slots, (held < 0).to(self.dtype))
-            w[self.exp_free[a:b]] = ve[a:b] / self._value(lq[a:b], nq[a:b])
+        for a, b, ids, _, _ in reversed(self._levels):  # last peeled first: its q holds no free weight left to set
+            we[self.exp_free[a:b]] = ve[a:b] / we[ids].prod(dim=1)
         if self.families:
-            logw, neg = self._logs(w)
-            pin, pout = self._walk_products(logw, neg)
-            w[self.fam_weight] = v[self.fam_index] / (pin[self.fam_src] * pout[self.fam_tgt])
-        return w
+            pin, pout = self._walk_products(we)
+            we[self.fam_weight] = v[self.fam_index] / (pin[self.fam_src] * pout[self.fam_tgt])
+        return we[:-1]
+
+    def divisors(self) -> np.ndarray:
+        """Weight ids the solves divide by (on a designated walk, or on a listed basis path
+        besides its free weight): they must not be 0."""
+        return np.unique(np.concatenate(self.held))
 
     def zero_divisors(self, w) -> np.ndarray:
-        """Weight ids that must not be 0 for the solves (they divide: on a designated walk, or
-        on an explicit path besides its free weight) and are."""
-        parts = [self.in_w, self.out_w, self.oth_w] + ([self.core_all_w] if self.n_core else [])
-        held = np.unique(np.concatenate([p.cpu().numpy() for p in parts]))
+        """The weight ids of ``divisors`` that are 0 in ``w``."""
+        held = self.divisors()
         return held[(w[self.torch.as_tensor(held, device=w.device)] == 0).cpu().numpy()]
