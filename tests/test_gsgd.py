@@ -295,7 +295,7 @@ def test_zero_weight_the_solves_divide_by_is_refused():
     name, index = where.split("[")
     with torch.no_grad():
         model.get_parameter(name)[tuple(int(i) for i in index[:-1].split(", "))] = 0.0
-    with pytest.raises(GSGDError, match=rf"^weight {re.escape(where)} is 0 \(1 such weights\) and the path coordinates divide by it"):
+    with pytest.raises(GSGDError, match=rf"^weight {re.escape(where)} is 0 \(1 such weight\) and the path coordinates divide by it"):
         GSGD(model)
 
 
