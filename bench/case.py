@@ -547,7 +547,8 @@ def case_baseline_all(net) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--net", required=True)
-    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "store", "baseline", "baseline-all"])
+    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "store", "baseline", "baseline-all",
+                                                         "gsgd-step"])
     ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
     ap.add_argument("--store-uri", help="store: a Neo4j server (bolt:// or neo4j://) instead of --store-dir")
     ap.add_argument("--store-engine", default="deah", choices=["deah", "deah-complete", "skeleton"])
@@ -557,6 +558,15 @@ def main() -> None:
     args = ap.parse_args()
     global MEMORY_LIMIT, REPEAT
     MEMORY_LIMIT, REPEAT = args.memory_limit_bytes, max(1, args.repeat)
+    if args.engine == "gsgd-step":  # a torch model, not a network spec (bench/gsgd_step.py)
+        from gsgd_step import measure
+
+        emit("network", name=args.net, rss_start_mb=round(rss_mb(), 1))
+        out = measure(args.net, log=lambda text: emit("stage", name=text, t=0))
+        out["status"] = "ok" if all(out[k]["finite"] for k in ("sgd", "gsgd-skeleton", "gsgd-deah-complete")) else "error"
+        out["rss_self_mb"] = round(rss_mb(), 1)
+        emit("result", **out)
+        return
     net = parse_net(args.net)
     depth = net.L if hasattr(net, "L") else len(net.layers) - 1  # a general network: layers - 1
     emit("network", name=net.name, m=net.m, H=net.H, basis_size=net.basis_size, L=depth, rss_start_mb=round(rss_mb(), 1))

@@ -106,6 +106,10 @@ FULL_CASES = (
         _c("deah-complete", "densenet121", 150),
         _c("deah-complete", "inception_v3", 150),
         _c("deah-complete", "vgg19", 150),
+        # issue 29: G-SGD's step against SGD's on the BatchNorm-free ResNet-20 (needs torch), in the
+        # CIFAR setting and on the experiment's 8x8 digits
+        _c("gsgd-step", "resnet20-cifar", 240),
+        _c("gsgd-step", "resnet20-digits", 120),
         # The same deah-complete run of dense-8x128 persisted to Neo4j over Bolt (about 8 M rows).
         _c("store", "dense-8x128", 600, "deah-complete", "neo4j"),
         # Faithful deah is known to miss these two by far (> 10x the 20 s target in earlier runs);

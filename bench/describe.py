@@ -236,6 +236,10 @@ def details(rec: dict) -> str:
             f"{fn(r['candidates'])} paths; baseline {fs(r['baseline_s'])}; deah {fs(r['deah_s'])} (x{r['ratio_deah']:.1f});"
             f" skeleton {fs(r['skeleton_s'])} (x{r['ratio_skeleton']:.0f})"
         )
+    if kind == "gsgd-step":
+        parts = [f"{k} {r[k]['step_ms']:.1f} ms (optimizer {r[k]['optimizer_ms']:.2f} ms)" for k in ("sgd", "gsgd-skeleton", "gsgd-deah-complete")]
+        return (f"{'x'.join(map(str, r['input']))} inputs, batch {r['batch']}, {r['device']}, median of {r['steps']} steps: "
+                + "; ".join(parts) + f"; deah-complete core {r['gsgd-deah-complete']['core_paths']} paths")
     return json.dumps(r)
 
 

@@ -79,6 +79,9 @@ TABLE = (
     Target("net-memory", "{eng} on {on}: peak memory <= {base} GB + {limit} per weight", 64.0, "B", base=0.5),
     Target("net-skeleton-time", "skeleton on {on} certified in <= {limit} per weight", 2e-6, "us"),
     Target("net-depth-memory", "skeleton bytes per weight flat with depth: {net} vs {deep} within {limit}", 1.5, "x", "resnet18"),
+    # issue 29: a G-SGD step (forward, backward, step) against SGD's on the same model, CPU
+    Target("gsgd-skeleton", "G-SGD step (skeleton basis) within {limit} of SGD's on {on}", 1.5, "x"),
+    Target("gsgd-deah-complete", "G-SGD step (deah-complete basis) within {limit} of SGD's on {on}", 2.0, "x"),
 )
 DEEP = "resnet152"  # the deep end of net-depth-memory
 T = {t.key: t for t in TABLE}
@@ -497,6 +500,16 @@ def _networks_judged(v: Verdicts) -> None:
                   "PASS" if ratio <= d.limit else f"MISS: {ratio:.2f}x > {d.limit_text}", note)
 
 
+def judge_gsgd(v: Verdicts) -> None:
+    """Issue 29: G-SGD's step time over SGD's (bench/gsgd_step.py), each basis, each setting."""
+    for net in ("resnet20-cifar", "resnet20-digits"):
+        for kind in ("gsgd-skeleton", "gsgd-deah-complete"):
+            t = T[kind]
+            v.single(f"gsgd-step/{net}", t.label(on=net), t.limit,
+                     lambda r, kind=kind, t=t: (f"{r[f'ratio_{kind}']:.2f}x ({r[kind]['step_ms']:.1f} vs {r['sgd']['step_ms']:.1f} ms)",
+                                                _upper(r[f"ratio_{kind}"], t.limit, "x")))
+
+
 def judge_networks(records: list[dict]) -> list[dict]:
     """Only the issue 26 targets (a partial run that measured some of bench/specs/); [] if none."""
     v = Verdicts(records)
@@ -526,4 +539,5 @@ def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]
     judge_complete_repairs(v)
     judge_general(v)
     _networks_judged(v)
+    judge_gsgd(v)
     return v.out

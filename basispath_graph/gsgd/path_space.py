@@ -160,6 +160,8 @@ class PathSpace:
         self.n_paths = n_paths
         self.fam_index, self.fam_weight, self.fam_src, self.fam_tgt = map(t, (fam_index, fam_weight, fam_src, fam_tgt))
         self.walks = []
+        # weights on the designated walks of a described basis (the official code's "skeleton weights")
+        self.walk_weights = np.unique(np.concatenate([w for _, w in walks])) if walks else np.zeros(0, dtype=np.int64)
         for neurons, weights in walks:
             later = solved_at[weights] >= 0
             self.walks.append((t(_padded(neurons, weights, n_neurons, m)), t(weights[later]), t(neurons[later])))
