@@ -129,14 +129,14 @@ class ParameterMap:
         device = self.params[0].device
         flat = torch.cat([torch.zeros(n, device=device, dtype=dtype) if t is None else t.detach().reshape(-1).to(dtype)
                           for t, n in zip(tensors, self.sizes)])
-        return flat[self.index(device)]
+        return flat.index_select(0, self.index(device))
 
     def write(self, w) -> None:
         """Copy the weights ``w`` (weight id order) into the parameters (in their own dtype)."""
         import torch
 
         flat = torch.empty_like(w)
-        flat[self.index(w.device)] = w
+        flat.index_copy_(0, self.index(w.device), w)
         with torch.no_grad():
             for p, a, b in zip(self.params, self.offsets[:-1], self.offsets[1:]):
                 p.copy_(flat[int(a):int(b)].view_as(p))
