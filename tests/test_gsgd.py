@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +28,8 @@ from basispath_graph import from_torch, open_store, solve  # noqa: E402
 from basispath_graph.general.blocks import block_weight_ids  # noqa: E402
 from basispath_graph.gsgd import GSGD, GSGDError, ParameterMap  # noqa: E402
 from basispath_graph.gsgd.models import PlainCNN, ResNet20, SkipMLP  # noqa: E402
+
+from .pages import run_page  # noqa: E402
 
 
 class _Extras(nn.Module):
@@ -325,3 +328,9 @@ def test_shared_module_and_frozen_parameter_are_refused():
     frozen[0].bias.requires_grad_(False)
     with pytest.raises(GSGDError, match=r"parameter 0\.bias is frozen"):
         GSGD(frozen)
+
+
+def test_docs_gsgd_notebook_session_runs_as_written(tmp_path, monkeypatch):
+    pytest.importorskip("sklearn")
+    monkeypatch.chdir(tmp_path)  # the session writes a store in its folder
+    assert run_page(Path(__file__).resolve().parent.parent / "docs" / "gsgd.md") > 20
