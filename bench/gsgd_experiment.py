@@ -36,7 +36,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from basispath_graph.gsgd import GSGD  # noqa: E402
+from basispath_graph.gsgd import GSGD, GSGDError  # noqa: E402
 from basispath_graph.gsgd.blockwise import BlockwiseGSGD  # noqa: E402
 from basispath_graph.gsgd.models import PlainCNN, ResNet20, SkipMLP, residual_blocks  # noqa: E402
 
@@ -110,7 +110,11 @@ def train(name: str, kind: str, lr: float, seed: int, epochs: int, batch: int, m
             opt.zero_grad()
             loss = loss_fn(model(xt[idx]), yt[idx])
             loss.backward()
-            opt.step()
+            try:
+                opt.step()
+            except GSGDError:  # the step would have made weights that are not finite: refused
+                diverged = True
+                break
             step_times.append(time.perf_counter() - t0)
             if not math.isfinite(loss.item()):
                 diverged = True
@@ -124,7 +128,7 @@ def train(name: str, kind: str, lr: float, seed: int, epochs: int, batch: int, m
     return {
         "model": name, "optimizer": kind, "lr": lr, "seed": seed, "diverged": not finite, "curve": curve,
         "val": accuracy(model, xv, yv) if finite else 0.1, "test": accuracy(model, xs, ys) if finite else 0.1,
-        "step_ms": 1000 * float(np.median(step_times[5:] or step_times)),
+        "step_ms": 1000 * float(np.median(step_times[5:] or step_times)) if step_times else float("nan"),
     }
 
 

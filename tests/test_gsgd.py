@@ -52,13 +52,28 @@ class _Extras(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
 
+class _FeaturesOut(nn.Module):
+    """Returns its hidden features beside the logits: the feature layer is an output (H counts
+    only the layer inside), though a Linear reads it too."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(3, 4), nn.Linear(4, 3), nn.Linear(3, 2)
+
+    def forward(self, x):
+        h = self.a(x)
+        return torch.cat([self.c(torch.relu(self.b(torch.relu(h)))), h], 1)
+
+
 MODELS = {
     "skip_mlp": (lambda: SkipMLP(in_features=5, widths=(4, 3, 3), classes=2), (6, 5)),
     "plain_cnn": (lambda: PlainCNN(in_channels=2, channels=(3, 4), classes=2), (4, 2, 6, 6)),
     "resnet": (lambda: ResNet20(in_channels=2, width=3, blocks=1, classes=2, residual_scale=0.5), (4, 2, 8, 8)),
     "extras": (_Extras, (4, 2, 5, 5)),
+    "features_out": (_FeaturesOut, (5, 3)),
 }
-CASES = [(name, engine) for name in MODELS for engine in ("skeleton", "deah-complete") if (name, engine) != ("extras", "deah-complete")]
+CASES = [(name, engine) for name in MODELS for engine in ("skeleton", "deah-complete")
+         if (name, engine) not in (("extras", "deah-complete"), ("features_out", "deah-complete"))]
 
 
 def _model(name: str, seed: int = 0):
@@ -334,3 +349,74 @@ def test_docs_gsgd_notebook_session_runs_as_written(tmp_path, monkeypatch):
     pytest.importorskip("sklearn")
     monkeypatch.chdir(tmp_path)  # the session writes a store in its folder
     assert run_page(Path(__file__).resolve().parent.parent / "docs" / "gsgd.md") > 20
+
+
+def test_a_layer_returned_and_read_inside_is_an_output():
+    """The feature layer of _FeaturesOut reaches the output through a concatenation and is read
+    by a Linear: only the layer after it is hidden (rescaling the feature layer changes the
+    output, so it must not count)."""
+    model, shape = _model("features_out")
+    assert from_torch(model, general=True).H == 3
+    assert GSGD(model).network.H == 3
+
+
+def test_zero_biases_train_with_the_skeleton_basis():
+    torch.manual_seed(0)
+    model = PlainCNN(in_channels=1, channels=(3, 4), classes=2)
+    for m in model.modules():
+        if getattr(m, "bias", None) is not None:
+            nn.init.zeros_(m.bias)
+    opt = GSGD(model, lr=1e-3, input_shape=(1, 1, 6, 6))
+    model(torch.randn(2, 1, 6, 6)).square().mean().backward()
+    opt.step()
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert any(bool((m.bias != 0).any()) for m in model.modules() if getattr(m, "bias", None) is not None)
+
+
+def test_a_step_that_would_make_weights_not_finite_is_refused_and_changes_nothing():
+    model, shape = _model("skip_mlp")
+    opt = GSGD(model, input_shape=shape)
+    where = opt.parameter_map.describe(int(opt.space.divisors()[0]))
+    name, index = where.split("[")
+    with torch.no_grad():  # zeroed after the optimizer was made (a re-initialisation, say)
+        model.get_parameter(name)[tuple(int(i) for i in index[:-1].split(", "))] = 0.0
+    _loss(model, *_batches(shape, 1)[0]).backward()
+    before = [p.detach().clone() for p in model.parameters()]
+    with pytest.raises(GSGDError, match="^this step would make weights that are not finite, and was not taken"):
+        opt.step()
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+def test_state_dict_round_trip_and_refusals():
+    model, shape = _model("skip_mlp")
+    opt = GSGD(model, lr=1e-4, momentum=0.9, input_shape=shape)
+    _loss(model, *_batches(shape, 1)[0]).backward()
+    opt.step()
+    saved = copy.deepcopy(opt.state_dict())
+    again = GSGD(model, lr=1e-4, momentum=0.9, input_shape=shape)
+    again.load_state_dict(saved)
+    assert torch.equal(again.state["path_values"]["momentum_buffer"], opt.state["path_values"]["momentum_buffer"])
+    other = GSGD(model, engine="deah-complete", lr=1e-4, momentum=0.9, input_shape=shape)
+    with pytest.raises(GSGDError, match="^the optimizer state was saved by a G-SGD over another basis"):
+        other.load_state_dict(saved)
+    with pytest.raises(GSGDError, match="^G-SGD takes one parameter group"):
+        opt.add_param_group({"params": [nn.Parameter(torch.zeros(2))]})
+    opt._device = torch.device("meta")  # as if the model had moved after the optimizer was made
+    with pytest.raises(GSGDError, match="^the model is on cpu now, G-SGD was made for it on meta"):
+        opt.step()
+
+
+def test_tied_parameters_and_unreadable_models_are_refused_as_gsgd_errors():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(3, 3), nn.Linear(3, 3)
+            self.b.weight = self.a.weight
+
+        def forward(self, x):
+            return self.b(torch.relu(self.a(x)))
+
+    with pytest.raises(GSGDError, match=r"^G-SGD cannot train <Tied>: b\.weight \(the weights of a -> b\) is tied to another"):
+        GSGD(Tied())
+    with pytest.raises(GSGDError, match=r"^G-SGD cannot read <Sequential>: .*torch\.nn\.GELU"):
+        GSGD(nn.Sequential(nn.Linear(3, 3), nn.GELU(), nn.Linear(3, 2)))

@@ -387,12 +387,14 @@ class ChannelGraph:
 
     def finish(self, outputs: list[str], where: str = "the graph output") -> dict:
         """The general spec, with ``outputs`` the graph's output tensors."""
-        for out in outputs:
-            view = self.view(out, where)
-            if self.readers.get(out, 0) > 1:
-                # Also read inside the graph: its layers have outgoing connections, so they would
-                # count as hidden; an output copy (identity edges) keeps them outputs' rescaling.
-                for layer, size in view.segments:
+        views = [(out, self.view(out, where)) for out in outputs]
+        read_inside = {c["from"] for c in self.connections}  # layers with an outgoing connection
+        for out, view in views:
+            for layer, size in view.segments:
+                # Also read inside the graph (the output itself, or its layer through a relu, a
+                # concatenation, ...): the layer has outgoing connections, so it would count as
+                # hidden; an output copy (identity edges) keeps it in an output's rescaling class.
+                if self.readers.get(out, 0) > 1 or layer in read_inside:
                     copy = self.new_layer(f"{self.labels.get(out, out)}.output", size)
                     self._connect({"from": layer, "to": copy, "kind": "identity"})
         if self.unsized:

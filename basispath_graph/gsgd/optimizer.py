@@ -19,6 +19,8 @@ the initial weights are scaled (tests/test_gsgd.py checks it).
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from .parameters import GSGDError, ParameterMap
@@ -64,8 +66,8 @@ def resolve_basis(network, basis, engine: str):
         basis = solve(network, engine=engine)
     if isinstance(basis, Result):
         if not _same_network(basis.network, network):
-            raise GSGDError(f"the basis is of network {basis.network.name!r}, not of this model's (solve the model's network:"
-                            " basispath_graph.from_torch(model, general=True))")
+            raise GSGDError(f"the basis is of network {basis.network.name or '(unnamed)'!r}, not of the network G-SGD reads"
+                            " from this model (solve that one: ParameterMap.of_model(model).network)")
         if not basis.certified:
             raise GSGDError(f"the basis ({basis.engine}) is not certified: {basis.verdict.reason}")
         return basis.basis, {"engine": basis.engine}
@@ -136,15 +138,35 @@ class GSGD(_torch_optimizer()):
         params = self.parameter_map.params
         device = params[0].device
         self.space = PathSpace(self.network, blocks, device=device, dtype=dtype or torch.float64)
+        self._device = device
+        # which basis a momentum buffer belongs to (load_state_dict checks it)
+        self._basis_key = hashlib.sha1(np.ascontiguousarray(self.space.free).tobytes()).hexdigest()[:16]
         super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
-        if len(self.param_groups) != 1:
-            raise GSGDError("G-SGD takes one parameter group (the whole model)")
+        self._ready = True
         w = self._weights()
         zeros = self.space.zero_divisors(w)
         if len(zeros):
             raise GSGDError(f"weight {self.parameter_map.describe(int(zeros[0]))} is 0 ({len(zeros)} such weight{'s' * (len(zeros) > 1)}) and the path"
                             " coordinates divide by it: it lies on a designated walk or on a basis path besides that path's free"
                             " weight (initialise it away from 0)")
+
+    def add_param_group(self, param_group) -> None:
+        """The one group (the whole model) is made by the constructor; more are refused: G-SGD
+        moves every weight of the network together."""
+        if getattr(self, "_ready", False):
+            raise GSGDError("G-SGD takes one parameter group (the whole model): add_param_group is not supported")
+        super().add_param_group(param_group)
+
+    def load_state_dict(self, state_dict) -> None:
+        """As ``torch.optim.Optimizer``'s; the momentum buffer (of the basis path values) must
+        come from an optimizer over the same basis, and is moved to this one's device."""
+        saved = state_dict.get("state", {}).get("path_values")
+        if saved is not None and saved.get("basis") != self._basis_key:
+            raise GSGDError("the optimizer state was saved by a G-SGD over another basis (its momentum is in other coordinates)")
+        super().load_state_dict(state_dict)
+        mine = self.state.get("path_values", {})
+        if "momentum_buffer" in mine:
+            mine["momentum_buffer"] = mine["momentum_buffer"].to(device=self._device, dtype=self.space.dtype)
 
     def _weights(self):
         return self.parameter_map.gather(self.parameter_map.params, self.space.dtype)
@@ -175,18 +197,26 @@ class GSGD(_torch_optimizer()):
             with torch.enable_grad():
                 loss = closure()
         group = self.param_groups[0]
+        moved = self.parameter_map.params[0].device
+        if moved != self._device:
+            raise GSGDError(f"the model is on {moved} now, G-SGD was made for it on {self._device}: make the optimizer after"
+                            " moving the model")
         with torch.no_grad():
             w = self._weights()
             v, d = self.space.gradient(w, self._gradients())
             if group["weight_decay"]:
                 d = d.add(v, alpha=group["weight_decay"])
+            state = self.state["path_values"]
             if group["momentum"]:
-                state = self.state["path_values"]
                 buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = state["momentum_buffer"] = d.clone()
-                else:
-                    buf.mul_(group["momentum"]).add_(d)
-                d = buf
-            self.parameter_map.write(self.space.allocate(v - group["lr"] * d, w))
+                d = d.clone() if buf is None else buf * group["momentum"] + d
+            new = self.space.allocate(v - group["lr"] * d, w)
+            if not bool(torch.isfinite(new).all()):
+                raise GSGDError("this step would make weights that are not finite, and was not taken (the model is unchanged):"
+                                " a path value's step is too large for it (lower lr: docs/gsgd.md), or a weight the solves"
+                                " divide by is 0")
+            if group["momentum"]:
+                state["momentum_buffer"] = d
+            state["basis"] = self._basis_key
+            self.parameter_map.write(new)
         return loss

@@ -59,9 +59,13 @@ class ParameterMap:
 
         refuse_batchnorm(model)
         source = f"<{type(model).__name__}>"
-        spec, sources = read_module(model, source, name or type(model).__name__, input_shape, fold=False)
-        network = parse_general(spec, source, DEFAULT_MAX_WEIGHTS)
+        try:
+            spec, sources = read_module(model, source, name or type(model).__name__, input_shape, fold=False)
+            network = parse_general(spec, source, DEFAULT_MAX_WEIGHTS)
+        except BadInput as exc:  # the reader's refusal, one line: G-SGD's own kind of error
+            raise GSGDError(f"G-SGD cannot read {source}: {str(exc).removeprefix(source + ': ')}") from None
         named = dict(model.named_parameters())
+        tied = {n for n, _ in model.named_parameters(remove_duplicate=False)} - set(named)
         order: dict[str, int] = {}
         ids, elements, owners = [], [], []
         for k, c in enumerate(network.connections):
@@ -74,6 +78,9 @@ class ParameterMap:
             i, j, t = network.weight_ends(c, np.arange(network.connection_weights(c), dtype=np.int64))
             wid = network.connection_offsets[k] + np.arange(len(t), dtype=np.int64)
             for s in found:
+                if s.param in tied:
+                    raise GSGDError(f"G-SGD cannot train {source}: {s.param} (the weights of {where}) is tied to another parameter"
+                                    " (shared weights are not a ReLU network's free parameters)")
                 if s.param not in named:
                     raise GSGDError(f"G-SGD cannot train {source}: {s.param} (the weights of {where}) is not a trainable parameter")
                 rows = (t >= s.tap) & (t < s.tap + s.taps)

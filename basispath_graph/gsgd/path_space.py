@@ -155,17 +155,21 @@ class PathSpace:
         self.n_explicit = len(order)
         self.exp_index = t(explicit_index[order])  # basis index of the explicit paths, in peeling order
         self.exp_free = t(pivots)
-        self.held = [ent_w[~own]]  # weights the solves divide by (checked for 0)
+        # weights the solves divide by (checked for 0): a listed path's other weights (a free weight
+        # that earlier paths hold is among those: its own path's value divides Y there)
+        self.held = [ent_w[~own]]
         # -- tensors of the families and walks ------------------------------------------------------
         self.n_paths = n_paths
         self.fam_index, self.fam_weight, self.fam_src, self.fam_tgt = map(t, (fam_index, fam_weight, fam_src, fam_tgt))
         self.walks = []
         # weights on the designated walks of a described basis (the official code's "skeleton weights")
         self.walk_weights = np.unique(np.concatenate([w for _, w in walks])) if walks else np.zeros(0, dtype=np.int64)
-        for neurons, weights in walks:
+        for (neurons, weights), ends in zip(walks, (fam_src, fam_tgt)):
             later = solved_at[weights] >= 0
             self.walks.append((t(_padded(neurons, weights, n_neurons, m)), t(weights[later]), t(neurons[later])))
-            self.held.append(weights)
+            used = np.zeros(n_neurons, dtype=bool)
+            used[ends] = True  # only the walks of a family's ends divide (an input's out-walk does not)
+            self.held.append(weights[used[neurons]])
         self.held.append(core_weights)
 
     def _core(self, ptr, wids, core, explicit_index, free, t) -> np.ndarray | None:
