@@ -323,3 +323,25 @@ def test_a_grouped_conv_is_a_grouped_connection(tmp_path):
     net = parse_general(spec, "g", 10**6)
     assert (net.m, net.H) == (m.weights + 4, 4) == (3 * 4 * 9 + 4 * 2 * 9 + 4, 4)
     assert solve_general(net).certified
+
+
+def test_mul_by_a_per_channel_constant_is_a_layer_scale(tmp_path):
+    """gamma * conv(x) folds into the conv (no weight added); gamma * relu(.) is a diagonal
+    connection into a scaled copy (4 weights): as from-torch reads a layer-scale parameter."""
+    m = Model(3)
+    h = m.op("Relu", m.conv("x", 3, 4, 3, bias=True))
+    folded = m.op("Mul", m.conv(h, 4, 4, 3), m.init([4, 1, 1]))
+    scaled = m.op("Mul", m.init([1, 4, 1, 1]), m.op("Relu", folded))
+    out = m.op("Flatten", m.op("GlobalAveragePool", scaled))
+    net = parse_general(spec_from_onnx(m.save(tmp_path / "ls.onnx", out, 4)), "ls", 10**6)
+    assert (net.m, net.H) == (m.weights + 4 + 4, 8)
+    assert solve_general(net).certified
+    bad = Model(3)
+    h = bad.op("Relu", bad.conv("x", 3, 4, 3))
+    prod = bad.op("Mul", h, bad.init([4]))  # along the last axis of the maps: not per channel
+    with pytest.raises(OnnxImportError, match=r"^Mul node 'mul3': a constant of shape \(4,\) is not one value per channel"):
+        spec_from_onnx(bad.save(tmp_path / "bad.onnx", prod, 4))
+    two = Model(3)
+    h = two.op("Relu", two.conv("x", 3, 4, 3))
+    with pytest.raises(OnnxImportError, match="^Mul node 'mul3': a product of two computed tensors is not positively homogeneous"):
+        spec_from_onnx(two.save(tmp_path / "two.onnx", two.op("Mul", h, h), 4))

@@ -17,6 +17,8 @@ A pending sum becomes a layer when something other than ``Add`` or a foldable Ba
 - ``Conv`` (groups = 1): a ``dense`` connection from each layer of its input view with k_h*k_w
   taps; its bias input, if any, is one bias per channel. A depthwise conv (groups = in = out
   channels) is a ``diagonal`` connection with k_h*k_w taps; another grouped conv a ``grouped`` one.
+- ``Mul`` by a constant of one value per channel: a per-channel scale (layer scale), folded
+  into the conv before it or a ``diagonal`` connection, as from-torch reads ``gamma * x``.
 - ``Gemm`` (B transposed or not) / ``MatMul`` with a weight initializer: ``dense``; after
   Flatten of C channels with S spatial positions each, S taps (in_features = C*S).
 - ``BatchNormalization`` (eval): folded into the conv or linear before it when that pending sum
@@ -107,7 +109,7 @@ class _Importer:
                 self.g.pass_through(node.output[0], node.input[0], _where(node))
             else:
                 raise OnnxImportError(f"unsupported operation {op} (node {node.name!r}): only Conv, Gemm, MatMul, BatchNormalization, "
-                                      "Relu, pooling, Flatten, Add and Concat are ReLU networks at channel level")
+                                      "Relu, pooling, Flatten, Add, Mul (a per-channel scale) and Concat are ReLU networks at channel level")
         return self.g.finish([out.name for out in self.graph.output])
 
     def _weight(self, node, k: int, ndim: tuple[int, ...]) -> np.ndarray:
@@ -175,6 +177,28 @@ class _Importer:
             self.g.add_bias(node.output[0], other, _where(node), int(const.size), per_channel)
             return
         self.g.add(node.output[0], a_name, b_name, _where(node))
+
+    def _op_Mul(self, node) -> None:
+        """x times a constant of one value per channel: a per-channel scale (layer scale), as
+        from-torch reads ``gamma * x`` (folds into the conv before it, else a diagonal
+        connection). On N x C x ... maps the constant is C x 1 x ... (a vector of C would
+        multiply along the last axis); on N x C, a vector of C."""
+        a_name, b_name = node.input[0], node.input[1]
+        consts = [t for t in (a_name, b_name) if t in self.init]
+        if len(consts) != 1:
+            raise OnnxImportError(f"Mul node {node.name!r}: a product of two computed tensors is not positively homogeneous"
+                                  " (only x times a constant of one value per channel: a layer scale)")
+        other = b_name if a_name in self.init else a_name
+        shape = list(self.init[consts[0]].shape)
+        while len(shape) > 1 and shape[0] == 1:
+            shape.pop(0)  # leading ones broadcast over the batch
+        rank = self.rank.get(other)
+        fits = bool(shape) and shape[0] > 1 and all(d == 1 for d in shape[1:]) and \
+            (rank is None or len(shape) == max(rank - 1, 1))
+        if not fits:
+            raise OnnxImportError(f"Mul node {node.name!r}: a constant of shape {tuple(self.init[consts[0]].shape)} is not one"
+                                  " value per channel (only a layer scale: C x 1 x ... on maps, C on features)")
+        self.g.scale(node.output[0], other, _where(node), int(shape[0]))
 
     def _op_Concat(self, node) -> None:
         axis = self._attr(node, "axis", 1)
