@@ -30,11 +30,12 @@ $(INSTALL_STAMP): pyproject.toml | $(BIN)/python
 # and `pip install basispath-graph[torch]` keeps a user's own PyTorch. The stamp depends on this
 # Makefile too, so a change of the pins reinstalls.
 TORCH_PINS := torch==2.15.0 torchvision==0.29.2
-# scikit-learn ships the digits data set of the G-SGD notebook (tested) and experiment.
-SKLEARN_PIN := scikit-learn==1.9.1
+# scikit-learn ships the digits data set of the G-SGD notebook (tested) and experiment;
+# onnxscript is what torch.onnx.export(dynamo=True), the default exporter, needs (tested).
+TEST_PINS := scikit-learn==1.9.1 onnxscript==0.7.2
 
 $(TEST_STAMP): pyproject.toml Makefile | $(BIN)/python
-	$(BIN)/python -m pip install -e '.[test]' $(TORCH_PINS) $(SKLEARN_PIN)
+	$(BIN)/python -m pip install -e '.[test]' $(TORCH_PINS) $(TEST_PINS)
 	touch $@
 
 test: $(TEST_STAMP) $(CYPHER_LINT_STAMP) neo4j-deps

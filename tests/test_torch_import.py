@@ -327,6 +327,39 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
         assert (from_torch.m, from_torch.H) == (from_onnx.m, from_onnx.H), factory
 
 
+def test_the_dynamo_onnx_exporter_agrees_on_models_with_nonzero_biases(ti, models, tmp_path):
+    """torch.onnx.export(dynamo=True), the default exporter (needs onnxscript), read by
+    from-onnx: the same m and H as from-torch on every channel-level model, once every bias and
+    BatchNorm statistic is non-zero. On a fresh model it folds BatchNorm and drops the biases that
+    are exactly 0 (a fresh BatchNorm's folded shift, torchvision's zero-initialised conv biases),
+    so m is smaller by those channels: ResNet-18 by its 4,800 BatchNorm channels."""
+    import contextlib
+    import io
+    import warnings
+
+    import torch
+
+    pytest.importorskip("onnx", reason="the onnx package is not installed")
+    pytest.importorskip("onnxscript", reason="the dynamo exporter needs onnxscript")
+    from basispath_graph.general.model import parse_general
+    from basispath_graph.general.onnx_import import spec_from_onnx
+
+    gen = torch.Generator().manual_seed(0)
+    for factory, shape, _, _ in CHANNEL_MODELS:
+        model = getattr(models, factory)().eval()
+        with torch.no_grad():  # nothing exactly 0: the exporter drops zero biases
+            for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+                if tensor.is_floating_point():
+                    tensor.copy_(torch.rand(tensor.shape, generator=gen) + 0.5)
+        path = tmp_path / f"{factory}-dynamo.onnx"
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.zeros(shape),), str(path), dynamo=True)
+        from_onnx = parse_general(spec_from_onnx(path), factory, 10**7)
+        from_torch = ti.network_from_module(model, factory, factory, general=True)
+        assert (from_torch.m, from_torch.H) == (from_onnx.m, from_onnx.H), factory
+
+
 @pytest.mark.parametrize(
     "factory, message",
     [

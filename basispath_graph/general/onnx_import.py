@@ -273,8 +273,9 @@ class _Importer:
             return False
         return True
 
-    def _axes(self, node) -> list[int] | None:
-        """The ``axes`` of a reduction or squeeze: an attribute (older opsets) or input 1."""
+    def _axes(self, node, added: bool = False) -> list[int] | None:
+        """The ``axes`` of a reduction or squeeze: an attribute (older opsets) or input 1;
+        ``added``: of an Unsqueeze (negative axes count from the end of its output)."""
         axes = self._attr(node, "axes", None)
         if axes is None and len(node.input) > 1 and node.input[1]:
             value = self._shape_value(node.input[1])
@@ -286,17 +287,34 @@ class _Importer:
         rank = self.rank.get(node.input[0])
         if rank is None and any(a < 0 for a in axes):
             raise OnnxImportError(f"{node.op_type} node {node.name!r}: axes {list(axes)} of a tensor of unknown rank")
+        rank = rank + len(axes) if rank and added else rank
         return sorted(a % rank if rank else a for a in axes)
 
     def _op_ReduceMean(self, node) -> None:
         """``x.mean((2, 3))``: global average pooling (channel-wise), flat unless ``keepdims``."""
+        self._global_pool(node, "a global average pool")
+
+    def _op_ReduceMax(self, node) -> None:
+        """``x.amax((2, 3))``, and the dynamo exporter's adaptive max pool to 1: global max pooling."""
+        self._global_pool(node, "a global max pool")
+
+    def _global_pool(self, node, what: str) -> None:
+        """A reduction over spatial axes only (channel-wise, positively homogeneous)."""
         axes, rank = self._axes(node), self.rank.get(node.input[0])
         if axes is None or 0 in axes or 1 in axes or (rank is not None and rank < 3):
-            raise OnnxImportError(f"ReduceMean node {node.name!r} over axes {axes}: only over spatial axes (a global average pool)")
+            raise OnnxImportError(f"{node.op_type} node {node.name!r} over axes {axes}: only over spatial axes ({what})")
         if self._attr(node, "keepdims", 1) or (rank is not None and len(axes) < rank - 2):
             self.g.pass_through(node.output[0], node.input[0], _where(node))
         else:
             self.g.flatten(node.output[0], node.input[0], _where(node))
+
+    def _op_Unsqueeze(self, node) -> None:
+        """A spatial axis of size 1 added to maps (the dynamo exporter turns a 1d pool into a 2d
+        one so): the channels pass through."""
+        axes, rank = self._axes(node, added=True), self.rank.get(node.input[0])
+        if axes is None or rank is None or rank < 3 or 0 in axes or 1 in axes:
+            raise OnnxImportError(f"Unsqueeze node {node.name!r}: only a spatial axis added to N x C x ... maps")
+        self.g.pass_through(node.output[0], node.input[0], _where(node))
 
     def _op_Squeeze(self, node) -> None:
         """Of spatial axes of size 1 (``x.squeeze(-1)`` after a global pool): the channels pass
