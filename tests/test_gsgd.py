@@ -65,15 +65,34 @@ class _FeaturesOut(nn.Module):
         return torch.cat([self.c(torch.relu(self.b(torch.relu(h)))), h], 1)
 
 
+class _OptionA(nn.Module):
+    """A CIFAR ResNet block with an option-A shortcut (subsample, pad with zero channels): the
+    block's output layer is split where the shortcut's channels start and end."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 2, 3, padding=1)
+        self.conv1 = nn.Conv2d(2, 4, 3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        short = nn.functional.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, 1, 1))
+        y = torch.relu(self.conv2(torch.relu(self.conv1(x))) + short)
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+
 MODELS = {
     "skip_mlp": (lambda: SkipMLP(in_features=5, widths=(4, 3, 3), classes=2), (6, 5)),
     "plain_cnn": (lambda: PlainCNN(in_channels=2, channels=(3, 4), classes=2), (4, 2, 6, 6)),
     "resnet": (lambda: ResNet20(in_channels=2, width=3, blocks=1, classes=2, residual_scale=0.5), (4, 2, 8, 8)),
     "extras": (_Extras, (4, 2, 5, 5)),
     "features_out": (_FeaturesOut, (5, 3)),
+    "option_a": (_OptionA, (3, 2, 6, 6)),
 }
 CASES = [(name, engine) for name in MODELS for engine in ("skeleton", "deah-complete")
-         if (name, engine) not in (("extras", "deah-complete"), ("features_out", "deah-complete"))]
+         if (name, engine) not in (("extras", "deah-complete"), ("features_out", "deah-complete"), ("option_a", "deah-complete"))]
 
 
 def _model(name: str, seed: int = 0):

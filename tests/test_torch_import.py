@@ -223,6 +223,11 @@ CHANNEL_MODELS = [
     # through the identity), reduce 8, grouped 8
     ("resnext_block", (1, 3, 8, 8), {f"{n}.1": f"{n}.0" for n in ("stem", "reduce", "grouped", "expand")}, 8 + 8 + 8),
     ("grouped_conv", (1, 4, 8, 8), {}, 0),
+    # option-A shortcuts (zero-padded channels): stem 4 (one class with layer1's output), the
+    # blocks' inner convs 4, 8, 16, and of each padded block output the channels the shortcut
+    # does not reach: 8 - 4 and 16 - 8
+    ("option_a_resnet", (1, 3, 16, 16), {"bn1": "conv1", **{f"layer{k}.bn{j}": f"layer{k}.conv{j}" for k in (1, 2, 3) for j in (1, 2)}},
+     4 + 4 + 8 + 4 + 16 + 8),
 ]
 
 

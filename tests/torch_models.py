@@ -513,3 +513,45 @@ class _LayerScaleBlock(nn.Module):
 
 def layer_scale_block() -> nn.Module:
     return _LayerScaleBlock().eval()
+
+
+class _OptionABlock(nn.Module):
+    """A CIFAR ResNet basic block (He et al. 2016, option A): where the shape changes, the
+    shortcut subsamples x and pads it with zero channels, F.pad(x[:, :, ::2, ::2], (0, 0, 0, 0,
+    p, p)): an identity onto the middle channels, no weights."""
+
+    def __init__(self, c_in: int, c_out: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c_out)
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c_out)
+        self.pad = (c_out - c_in) // 2 if stride != 1 or c_in != c_out else None
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        short = x if self.pad is None else F.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, self.pad, self.pad), "constant", 0)
+        return F.relu(out + short)
+
+
+class _OptionAResNet(nn.Module):
+    """ResNet-8 for CIFAR with option-A shortcuts: stem 4, stages of 4, 8, 16 channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.layer1 = _OptionABlock(4, 4, 1)
+        self.layer2 = _OptionABlock(4, 8, 2)
+        self.layer3 = _OptionABlock(8, 16, 2)
+        self.linear = nn.Linear(16, 10)
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.layer3(self.layer2(self.layer1(out)))
+        out = F.avg_pool2d(out, out.size()[3])
+        return self.linear(out.view(out.size(0), -1))
+
+
+def option_a_resnet() -> nn.Module:
+    return _OptionAResNet().eval()

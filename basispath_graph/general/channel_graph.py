@@ -47,8 +47,13 @@ class ChannelImportError(BadInput):
 
 @dataclass
 class View:
-    segments: list[tuple[str, int]]  # (layer name, channels) in channel order
+    segments: list[tuple[str | None, int]]  # (layer name, channels) in channel order; None: channels of zeros
     flat: bool = False
+
+    @property
+    def zeros(self) -> bool:
+        """Whether some channels are constant zeros (a zero-padded shortcut, CIFAR ResNet option A)."""
+        return any(layer is None for layer, _ in self.segments)
 
     @property
     def channels(self) -> int:
@@ -60,7 +65,7 @@ class WeightSource:
     """Where some of a connection's weights live in the model (G-SGD writes them back there):
     parameter ``param`` holds taps ``tap .. tap + taps - 1`` of the connection, and the weight
     from neuron i to neuron j at tap ``tap + s`` is its element number
-    ``j * in_channels * taps + ((channel + i) % in_channels) * taps + s`` (flattened). One form for
+    ``(out_first + j) * in_channels * taps + ((channel + i) % in_channels) * taps + s`` (flattened). One form for
     every layout: a conv's [out, in, *kernel] (``channel``: the source layer's first channel in a
     concatenation), a linear map's [out, C * S] after a flatten, a grouped conv's
     [out, in / groups, *kernel] (``in_channels`` = in / groups), a depthwise conv's [C, 1, *kernel],
@@ -71,9 +76,13 @@ class WeightSource:
     taps: int
     channel: int = 0
     in_channels: int = 1
+    out_first: int = 0  # the target layer's first output channel in the parameter (a layer split by a shortcut)
 
     def shifted(self, by: int) -> "WeightSource":
-        return WeightSource(self.param, self.tap + by, self.taps, self.channel, self.in_channels)
+        return WeightSource(self.param, self.tap + by, self.taps, self.channel, self.in_channels, self.out_first)
+
+    def from_output(self, first: int) -> "WeightSource":
+        return WeightSource(self.param, self.tap, self.taps, self.channel, self.in_channels, self.out_first + first)
 
 
 @dataclass
@@ -90,12 +99,16 @@ class Pending:
     # model parameters at all (a BatchNorm folded into them); both only for G-SGD (gsgd/).
     sources: dict[tuple[str, str], list] = field(default_factory=dict)
     unmapped: str = ""
+    # identity edges onto some channels only: (source layer, first target channel); the layer is
+    # split at their ends when it is made (a shortcut zero-padded on channels, CIFAR option A)
+    identity_at: list[tuple[str, int]] = field(default_factory=list)
 
     def with_sources(self, **changes) -> "Pending":
         """A copy (its dicts and lists copied too) with ``changes``."""
         fields = dict(channels=self.channels, dense=dict(self.dense), identity=list(self.identity), biases=self.biases,
                       made_by=self.made_by, diagonal=dict(self.diagonal), grouped=dict(self.grouped),
-                      sources={k: list(v) for k, v in self.sources.items()}, unmapped=self.unmapped)
+                      sources={k: list(v) for k, v in self.sources.items()}, unmapped=self.unmapped,
+                      identity_at=list(self.identity_at))
         fields.update(changes)
         return Pending(**fields)
 
@@ -145,6 +158,8 @@ class ChannelGraph:
         value = self.tensors[key]
         if isinstance(value, View):
             return value
+        if value.identity_at:
+            return self._materialize_split(key, value)
         layer = self.new_layer(self.labels.get(key, key), value.channels)
         for source, taps in value.dense.items():
             self._connect({"from": source, "to": layer, "kind": "dense", "taps": taps}, value, ("dense", source))
@@ -160,6 +175,49 @@ class ChannelGraph:
         view = View([(layer, value.channels)])
         self.tensors[key] = view
         return view
+
+    def _materialize_split(self, key: str, value: Pending) -> View:
+        """A pending sum with identity edges onto some channels only: one layer per stretch of
+        channels between the ends of those identities, each with its share of the dense
+        connections and biases (their weights' output channels offset), the identities each onto
+        its own layer; the tensor is the view of those layers in order."""
+        sizes = {layer: n for layer, n in ((l["name"], l["size"]) for l in self.layers)}
+        cuts = sorted({0, value.channels} | {o for _, o in value.identity_at} | {o + sizes[l] for l, o in value.identity_at})
+        where = f"{self.labels.get(key, key)}: a sum whose shortcut covers some channels only"
+        if value.diagonal or value.grouped or value.identity:
+            raise self.error(f"{where}, with a depthwise, grouped or identity part over all of them: not supported")
+        label = self.labels.get(key, key)
+        parts = []
+        for first, end in zip(cuts, cuts[1:]):
+            layer = self.new_layer(f"{label}.{first}", end - first)
+            part = value.with_sources(channels=end - first, identity_at=[],
+                                      sources={k: [s and s.from_output(first) for s in v] for k, v in value.sources.items()})
+            for source, taps in value.dense.items():
+                self._connect({"from": source, "to": layer, "kind": "dense", "taps": taps}, part, ("dense", source))
+            for source, at in value.identity_at:
+                if at == first and sizes[source] == end - first:
+                    self._connect({"from": source, "to": layer, "kind": "identity"})
+                elif at < end and at + sizes[source] > first:
+                    raise self.error(f"{where}: two shortcuts overlap part of their channels: not supported")
+            if value.biases:
+                self.uses_bias = True
+                self._connect({"from": "bias", "to": layer, "kind": "dense", "taps": value.biases}, part, ("bias", "bias"))
+            parts.append((layer, end - first))
+        view = View(parts)
+        self.tensors[key] = view
+        return view
+
+    def _no_zeros(self, view: View, where: str) -> View:
+        """``view`` unless it holds zero channels: those only an add reads (a padded shortcut)."""
+        if view.zeros:
+            raise self.error(f"{where} reads zero-padded channels: only a residual add may (a shortcut padded with zeros)")
+        return view
+
+    def pad_channels(self, out: str, src: str, where: str, before: int, after: int) -> None:
+        """``src`` with ``before`` and ``after`` channels of zeros around it (F.pad on the channel
+        axis: the CIFAR ResNet's option-A shortcut); spatial padding passes the channels through."""
+        view = self.view(src, where)
+        self.tensors[out] = View(([(None, before)] if before else []) + view.segments + ([(None, after)] if after else []), view.flat)
 
     def _connect(self, connection: dict, value: Pending | None = None, key: tuple[str, str] | None = None,
                  unmapped: str = "") -> None:
@@ -239,6 +297,7 @@ class ChannelGraph:
     def linear(self, out: str, view: View, channels: int, taps: int, has_bias: bool,
                params: tuple[str | None, str | None] = (None, None)) -> None:
         """``channels`` outputs, each reading every channel of ``view`` at ``taps`` positions."""
+        self._no_zeros(view, out)
         p = Pending(int(channels), made_by="linear")
         first = 0  # the segment's first channel in the weight's input dimension
         for layer, n in view.segments:
@@ -259,7 +318,7 @@ class ChannelGraph:
         ``grouped`` one (ResNeXt, RegNet)."""
         depthwise = groups == in_channels == out_channels
         what = "depthwise" if depthwise else "grouped"
-        view = self.fit(self.view(src, where), in_channels, where)
+        view = self._no_zeros(self.fit(self.view(src, where), in_channels, where), where)
         if view.channels != in_channels:
             raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
         if len(view.segments) != 1:
@@ -285,7 +344,7 @@ class ChannelGraph:
             self.tensors[out] = value.with_sources(made_by="linear", unmapped=value.unmapped or f"a per-channel scale ({where})"
                                                    " folded into them: their values are products of two parameters")
             return
-        view = self.fit(self.view(src, where), channels, where)
+        view = self._no_zeros(self.fit(self.view(src, where), channels, where), where)
         self._check_channels(view.channels, channels, where)
         if len(view.segments) != 1:
             raise self.error(f"{where}: a per-channel scale of a concatenation: not supported")
@@ -303,7 +362,7 @@ class ChannelGraph:
             # folds: scale into the weights, shift (and any conv bias) into one bias per channel
             self.tensors[out] = value.with_sources(biases=1, made_by="batchnorm", unmapped=f"a BatchNorm ({where}) folded into them")
             return
-        view = self.view(src, where)
+        view = self._no_zeros(self.view(src, where), where)
         if channels is not None:
             view = self.fit(view, channels, where)
             self._check_channels(view.channels, channels, where)
@@ -334,7 +393,7 @@ class ChannelGraph:
             p.source(("bias", "bias"), param, value.biases, 1)
             self.tensors[out] = p
             return
-        view = self.view(src, where)  # read elsewhere too: a layer of its own, then x + b
+        view = self._no_zeros(self.view(src, where), where)  # read elsewhere too: a layer of its own, then x + b
         if len(view.segments) != 1:
             raise self.error(f"{where}: a bias added to a concatenation: not supported")
         p = Pending(view.channels, {}, [view.segments[0][0]], 1, "add")
@@ -376,18 +435,23 @@ class ChannelGraph:
                         raise self.error(f"{where}: two grouped convs of one layer summed: not supported")
                     total.grouped[source] = tg
                 total.identity += p.identity
+                total.identity_at += p.identity_at
                 total.biases += p.biases
-            else:
-                if len(p.segments) != 1:
-                    raise self.error(f"{where}: a shortcut from a concatenation is not an identity between two layers")
+            elif len(p.segments) == 1 and not p.zeros:
                 total.identity.append(p.segments[0][0])
+            else:  # zero-padded or concatenated: each layer an identity onto its own channels
+                first = 0
+                for layer, n in p.segments:
+                    if layer is not None:
+                        total.identity_at.append((layer, first))
+                    first += n
         self.tensors[out] = total
 
     # -- the spec -----------------------------------------------------------------------
 
     def finish(self, outputs: list[str], where: str = "the graph output") -> dict:
         """The general spec, with ``outputs`` the graph's output tensors."""
-        views = [(out, self.view(out, where)) for out in outputs]
+        views = [(out, self._no_zeros(self.view(out, where), where)) for out in outputs]
         read_inside = {c["from"] for c in self.connections}  # layers with an outgoing connection
         for out, view in views:
             for layer, size in view.segments:

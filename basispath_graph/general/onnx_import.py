@@ -49,6 +49,10 @@ from .channel_graph import ChannelGraph, ChannelImportError, Pending, View
 __all__ = ["OnnxImportError", "spec_from_onnx", "Pending", "View"]
 
 PASS_THROUGH = {"Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Dropout", "Identity"}
+#: Ops computed here when every input is a constant (the legacy exporter builds a Pad's pads from
+#: the PyTorch pad tuple so: ConstantOfShape, Concat, Reshape, a reversing Slice, Transpose, Cast).
+FOLDABLE = {"ConstantOfShape", "Concat", "Reshape", "Slice", "Transpose", "Cast", "Unsqueeze", "Squeeze", "Gather", "Range",
+            "Add", "Sub", "Mul", "Div", "Neg", "Expand"}
 
 
 class OnnxImportError(ChannelImportError):
@@ -97,6 +101,8 @@ class _Importer:
                 raise OnnxImportError(f"unsupported operation {node.domain}.{op} (node {node.name!r}): only the standard ONNX domain")
             if op == "Constant":  # no input: a constant, as an initializer is
                 self._op_Constant(node)
+                continue
+            if self._fold(node):
                 continue
             if self._shape_arithmetic(node):
                 continue
@@ -227,6 +233,55 @@ class _Importer:
         if shape is None or len(shape) != 2 or (shape[1] is not None and shape[1] != -1 and shape[1] < 1):
             raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features (a flatten)")
         self.g.flatten(node.output[0], node.input[0], _where(node))
+
+    def _fold(self, node) -> bool:
+        """A node of ``FOLDABLE`` whose inputs are all constants: its outputs are constants too,
+        computed by ONNX's reference evaluator. True if folded."""
+        if node.op_type not in FOLDABLE or not node.input or not all(not t or t in self.init for t in node.input):
+            return False
+        from onnx.reference import ReferenceEvaluator
+
+        try:
+            values = ReferenceEvaluator(node).run(None, {t: self.init[t] for t in node.input if t})
+        except Exception as exc:  # noqa: BLE001 - a malformed constant expression in the user's model
+            raise OnnxImportError(f"{node.op_type} node {node.name!r} on constants: {type(exc).__name__}: {exc}") from None
+        for name, value in zip(node.output, values):
+            self.init[name] = np.asarray(value)
+        return True
+
+    def _constant(self, node, k: int, what: str) -> list[int]:
+        """Input ``k`` of ``node`` as a list of integers (a constant)."""
+        if len(node.input) <= k or node.input[k] not in self.init:
+            raise OnnxImportError(f"{node.op_type} node {node.name!r}: its {what} must be a constant")
+        return [int(v) for v in np.atleast_1d(self.init[node.input[k]])]
+
+    def _op_Slice(self, node) -> None:
+        """``x[:, :, ::2, ::2]`` of maps: a subsampling of spatial axes, every channel kept
+        (channel-wise, no weights). Slicing the batch or channel axis is refused."""
+        rank = self.rank.get(node.input[0])
+        starts, ends = self._constant(node, 1, "starts"), self._constant(node, 2, "ends")
+        axes = self._constant(node, 3, "axes") if len(node.input) > 3 and node.input[3] else list(range(len(starts)))
+        if rank is None or rank < 3 or any(a % rank in (0, 1) for a in axes):
+            raise OnnxImportError(f"Slice node {node.name!r} over axes {axes}: only of the spatial axes of N x C x ... maps")
+        self.g.pass_through(node.output[0], node.input[0], _where(node))
+
+    def _op_Pad(self, node) -> None:
+        """Zero padding of maps: of the spatial axes, the channels pass through; of the channel
+        axis, channels of zeros around the input (the CIFAR ResNet's option-A shortcut)."""
+        rank = self.rank.get(node.input[0])
+        pads = self._constant(node, 1, "pads")
+        value = self.init.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        mode = self._attr(node, "mode", b"constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if rank is None or len(pads) != 2 * rank or mode != "constant" or (value is not None and np.any(value != 0)) or \
+                (len(node.input) > 3 and node.input[3]):
+            raise OnnxImportError(f"Pad node {node.name!r}: only zero padding (mode constant) of all axes of a tensor of known rank")
+        if pads[0] or pads[rank]:
+            raise OnnxImportError(f"Pad node {node.name!r}: padding the batch axis")
+        if pads[1] or pads[rank + 1]:
+            self.g.pad_channels(node.output[0], node.input[0], _where(node), pads[1], pads[rank + 1])
+        else:
+            self.g.pass_through(node.output[0], node.input[0], _where(node))
 
     def _op_Constant(self, node) -> None:
         for a in node.attribute:

@@ -23,6 +23,9 @@ ReLU (module, function, method), dropout,          pass through (channel-wise, n
 ``torch.cat`` along dimension 1                    ``concat``
 ``x * gamma`` (a per-channel parameter)            ``scale``: folds, or ``diagonal``
 ``stochastic_depth(..., training=False)``          pass through (eval)
+``x[:, :, ::2, ::2]`` (spatial slices)              pass through
+``F.pad`` with zeros                                spatial: pass through; on channels:
+                                                   ``pad_channels`` (option-A shortcut)
 =================================================  ==========================================
 
 Anything else (GELU, LayerNorm, attention, grouped or transposed conv, ...) is refused by its
@@ -379,6 +382,10 @@ class _Reader:
             self._inherit(out, src)
         elif target in (operator.mul, operator.imul, torch.mul) and self._scale(node):
             pass  # x * gamma: layer scale
+        elif target is operator.getitem and self._spatial_slice(node):
+            pass  # x[:, :, ::2, ::2]
+        elif target is self.F.pad:
+            self._pad(node)
         elif node.name in self.sizes:
             pass  # x.shape[0]: a shape, see _is_size
         else:
@@ -427,6 +434,39 @@ class _Reader:
         self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]), str(params[0].target))
         self._inherit(node.name, other.name)
         return True
+
+    def _spatial_slice(self, node) -> bool:
+        """``x[:, :, ::2, ::2]``: every channel, a subsampling of the spatial axes (channel-wise,
+        no weights). False for any other index (refused by the caller)."""
+        src, index = node.args[0], node.args[1]
+        if not isinstance(src, self.torch.fx.Node) or src.name not in self.g.tensors or not isinstance(index, tuple):
+            return False
+        full = slice(None, None, None)
+        if len(index) < 3 or index[:2] != (full, full) or not all(isinstance(i, slice) for i in index[2:]):
+            return False
+        self.g.pass_through(node.name, self.tensor(node, src), self.where(node))
+        self._inherit(node.name, src.name)
+        return True
+
+    def _pad(self, node) -> None:
+        """``F.pad(x, (..., c_before, c_after))`` with zeros: channels of zeros around x when the
+        pad reaches the channel axis (the CIFAR ResNet's option-A shortcut), else the spatial
+        axes only (the channels pass through). Needs the input's rank (``input_shape``) unless it
+        is a 4-d map padded by a 6-tuple."""
+        src = self.only(node, "pad", "mode", "value")
+        pad = list(self.arg(node, 1, "pad", ()))
+        mode, value = self.arg(node, 2, "mode", "constant"), self.arg(node, 3, "value", None)
+        rank = self.rank.get(src) or (4 if src in self.spatial and len(pad) == 6 else None)
+        if mode != "constant" or value not in (None, 0, 0.0) or len(pad) % 2 or not all(isinstance(p, int) for p in pad) or rank is None:
+            raise self.refuse(node, ": only zero padding (mode 'constant') by constant sizes, of a tensor of known rank")
+        axes = len(pad) // 2  # from the last axis backwards
+        if axes > rank - 1:
+            raise self.refuse(node, ": padding the batch axis")
+        if axes == rank - 1 and (pad[-2] or pad[-1]):
+            self.g.pad_channels(node.name, src, self.where(node), pad[-2], pad[-1])
+        else:
+            self.g.pass_through(node.name, src, self.where(node))
+        self._inherit(node.name, src)
 
     def _mean(self, node) -> None:
         """``x.mean((2, 3))`` / ``torch.mean(x, dim)`` over the spatial axes: global average
