@@ -228,6 +228,15 @@ CHANNEL_MODELS = [
     # does not reach: 8 - 4 and 16 - 8
     ("option_a_resnet", (1, 3, 16, 16), {"bn1": "conv1", **{f"layer{k}.bn{j}": f"layer{k}.conv{j}" for k in (1, 2, 3) for j in (1, 2)}},
      4 + 4 + 8 + 4 + 16 + 8),
+    # LeNet-5: every conv channel and hidden feature (6 + 16 + 120 + 84)
+    ("lenet5", (1, 1, 32, 32), {}, 6 + 16 + 120 + 84),
+    # pre-activation WRN (WRN-16-4's layout): a block's first BN reads its input, which the
+    # shortcut reads too, so it cannot fold (a diagonal layer: 4, 4, 8); its second folds into
+    # conv1. Classes: the stem joined by the identity with block 1's output (4), the diagonal
+    # layers 4 + 4 + 8, the conv1 outputs 4 + 8 + 16, the projected block outputs 8 + 16, the
+    # final BN's diagonal layer 16
+    ("mini_wrn", (1, 3, 16, 16), {f"blocks.{k}.bn2": f"blocks.{k}.conv1" for k in range(3)},
+     4 + (4 + 4 + 8) + (4 + 8 + 16) + (8 + 16) + 16),
 ]
 
 
