@@ -322,6 +322,9 @@ def test_torch_and_onnx_export_of_the_same_model_agree(ti, models, tmp_path):
 
     exports = [(factory, shape, {}) for factory, shape, _, _ in CHANNEL_MODELS]
     exports.append(("mini_densenet", (2, 3, 8, 8), {"input_names": ["x"], "dynamic_axes": {"x": {0: "N"}}, "do_constant_folding": False}))
+    # opset 11: Unsqueeze's axes an attribute (constants are folded at the model's own opset)
+    exports.append(("mini_densenet", (2, 3, 8, 8), {"input_names": ["x"], "dynamic_axes": {"x": {0: "N"}}, "do_constant_folding": False,
+                                                    "opset_version": 11}))
     for factory, shape, options in exports:
         model = getattr(models, factory)().eval()
         path = tmp_path / f"{factory}.onnx"
@@ -386,7 +389,7 @@ def test_the_dynamo_onnx_exporter_agrees_on_models_with_nonzero_biases(ti, model
          " or a per-channel parameter)"),
         ("bn_without_affine", "unsupported operation torch.nn.BatchNorm2d (module '1') in {src}: BatchNorm without affine=True"
          " and running statistics is not a trainable per-channel scale and shift"),
-        ("linear_on_maps", "torch.nn.Linear (module '2') in {src} on a tensor of spatial dimensions: only N x features (flatten first)"),
+        ("linear_on_maps", "torch.nn.Linear (module '2') in {src} on a tensor of rank 4: only N x features (flatten first)"),
         ("param_bias_last_axis", "unsupported operation operator.add in {src} (a parameter of shape (4,) adds along the last"
          " axis of N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)"),
         ("unused_branch", "torch.nn.Conv2d (module 'side') in {src}: its result is not used (not a part of the network's function)"),
@@ -529,3 +532,35 @@ def test_torchvision_models_match_the_presets_and_their_own_tensors(ti, arch):
     if arch != "densenet121":
         preset = parse_general(general_preset_spec(arch), arch, 10**9)
         assert (net.m, net.H) == (preset.m, preset.H)
+
+
+def test_channel_pads_and_per_channel_parameters_are_checked_against_the_maps_rank():
+    """A negative pad of the channel axis (a crop) is refused, not read as a shortcut; a
+    parameter of shape (C, 1) on 4-d maps multiplies along H, so it is no per-channel bias."""
+    import torch
+    from torch import nn
+
+    from basispath_graph import from_torch
+    from basispath_graph.torch_fx import TorchImportError
+
+    class Crop(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(3, 4, 3, padding=1)
+
+        def forward(self, x):
+            return self.a(x) + nn.functional.pad(torch.cat([self.b(x), self.b(x)], 1), (0, 0, 0, 0, -4, 0))
+
+    with pytest.raises(TorchImportError, match="a negative pad of the channel axis \\(a crop of channels\\): not supported$"):
+        from_torch(Crop())
+
+    class Column(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Parameter(torch.zeros(4, 1))
+
+        def forward(self, x):
+            return self.conv(x) + self.b
+
+    with pytest.raises(TorchImportError, match="a constant that is not one value per channel"):
+        from_torch(Column(), input_shape=(1, 3, 4, 4))

@@ -216,6 +216,8 @@ class ChannelGraph:
     def pad_channels(self, out: str, src: str, where: str, before: int, after: int) -> None:
         """``src`` with ``before`` and ``after`` channels of zeros around it (F.pad on the channel
         axis: the CIFAR ResNet's option-A shortcut); spatial padding passes the channels through."""
+        if before < 0 or after < 0:
+            raise self.error(f"{where}: a negative pad of the channel axis (a crop of channels): not supported")
         view = self.view(src, where)
         self.tensors[out] = View(([(None, before)] if before else []) + view.segments + ([(None, after)] if after else []), view.flat)
 

@@ -52,7 +52,7 @@ PASS_THROUGH = {"Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMa
 #: Ops computed here when every input is a constant (the legacy exporter builds a Pad's pads from
 #: the PyTorch pad tuple so: ConstantOfShape, Concat, Reshape, a reversing Slice, Transpose, Cast).
 FOLDABLE = {"ConstantOfShape", "Concat", "Reshape", "Slice", "Transpose", "Cast", "Unsqueeze", "Squeeze", "Gather", "Range",
-            "Add", "Sub", "Mul", "Div", "Neg", "Expand"}
+            "Add", "Sub", "Mul", "Div", "Neg", "Expand", "Shape"}
 
 
 class OnnxImportError(ChannelImportError):
@@ -68,6 +68,7 @@ class _Importer:
         import onnx
         from onnx import numpy_helper
 
+        self.model = model
         try:  # ranks of intermediate tensors (MatMul/Gemm must read N x features)
             model = onnx.shape_inference.infer_shapes(model)
         except Exception:  # noqa: BLE001 - a model shape inference cannot follow: ranks stay unknown
@@ -179,7 +180,7 @@ class _Importer:
         if consts:  # x + bias vector
             other = b_name if a_name in self.init else a_name
             const = self.init[consts[0]]
-            per_channel = not (const.ndim >= 3 and const.shape[-1] * const.shape[-2] != 1)
+            per_channel = self._per_channel(const, other) is not None
             self.g.add_bias(node.output[0], other, _where(node), int(const.size), per_channel)
             return
         self.g.add(node.output[0], a_name, b_name, _where(node))
@@ -195,16 +196,23 @@ class _Importer:
             raise OnnxImportError(f"Mul node {node.name!r}: a product of two computed tensors is not positively homogeneous"
                                   " (only x times a constant of one value per channel: a layer scale)")
         other = b_name if a_name in self.init else a_name
-        shape = list(self.init[consts[0]].shape)
-        while len(shape) > 1 and shape[0] == 1:
-            shape.pop(0)  # leading ones broadcast over the batch
-        rank = self.rank.get(other)
-        fits = bool(shape) and shape[0] > 1 and all(d == 1 for d in shape[1:]) and \
-            (rank is None or len(shape) == max(rank - 1, 1))
-        if not fits:
+        channels = self._per_channel(self.init[consts[0]], other)
+        if channels is None or channels < 2:
             raise OnnxImportError(f"Mul node {node.name!r}: a constant of shape {tuple(self.init[consts[0]].shape)} is not one"
                                   " value per channel (only a layer scale: C x 1 x ... on maps, C on features)")
-        self.g.scale(node.output[0], other, _where(node), int(shape[0]))
+        self.g.scale(node.output[0], other, _where(node), channels)
+
+    def _per_channel(self, const, key: str) -> int | None:
+        """C when the constant holds one value per channel of tensor ``key``: C x 1 x ... with one
+        1 per spatial axis on maps (leading ones broadcast over the batch), C on N x C; of a
+        tensor of unknown rank, any C x 1 x .... None otherwise."""
+        shape = list(np.shape(const))
+        while len(shape) > 1 and shape[0] == 1:
+            shape.pop(0)
+        if not shape or any(d != 1 for d in shape[1:]):
+            return None
+        rank = self.rank.get(key)
+        return shape[0] if rank is None or len(shape) == max(rank - 1, 1) else None
 
     def _op_Concat(self, node) -> None:
         axis = self._attr(node, "axis", 1)
@@ -241,10 +249,11 @@ class _Importer:
             return False
         from onnx.reference import ReferenceEvaluator
 
-        try:
-            values = ReferenceEvaluator(node).run(None, {t: self.init[t] for t in node.input if t})
-        except Exception as exc:  # noqa: BLE001 - a malformed constant expression in the user's model
-            raise OnnxImportError(f"{node.op_type} node {node.name!r} on constants: {type(exc).__name__}: {exc}") from None
+        opset = next((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")), None)
+        try:  # at the model's own opset (Unsqueeze's axes were an attribute before opset 13)
+            values = ReferenceEvaluator(node, opsets={"": opset} if opset else None).run(None, {t: self.init[t] for t in node.input if t})
+        except Exception:  # noqa: BLE001 - not foldable here: the op's own rule (shape arithmetic, ...) decides
+            return False
         for name, value in zip(node.output, values):
             self.init[name] = np.asarray(value)
         return True
@@ -269,8 +278,8 @@ class _Importer:
         """Zero padding of maps: of the spatial axes, the channels pass through; of the channel
         axis, channels of zeros around the input (the CIFAR ResNet's option-A shortcut)."""
         rank = self.rank.get(node.input[0])
-        pads = self._constant(node, 1, "pads")
-        value = self.init.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        pads = list(self._attr(node, "pads", None) or self._constant(node, 1, "pads"))  # an attribute before opset 11
+        value = self.init.get(node.input[2]) if len(node.input) > 2 and node.input[2] else self._attr(node, "value", None)
         mode = self._attr(node, "mode", b"constant")
         mode = mode.decode() if isinstance(mode, bytes) else mode
         if rank is None or len(pads) != 2 * rank or mode != "constant" or (value is not None and np.any(value != 0)) or \

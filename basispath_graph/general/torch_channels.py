@@ -326,6 +326,7 @@ class _Reader:
                 g.conv(out, src, where, int(mod.in_channels), int(mod.out_channels), math.prod(mod.kernel_size), mod.bias is not None,
                        params)
             self.spatial.add(out)
+            self.rank.setdefault(out, len(mod.kernel_size) + 2)  # N x C x one axis per kernel dimension
         elif isinstance(mod, nn.Linear):
             self._linear(node, self.only(node), int(mod.in_features), int(mod.out_features), mod.bias is not None,
                          (f"{node.target}.weight", f"{node.target}.bias"))
@@ -355,10 +356,26 @@ class _Reader:
             shown = f"rank {rank}" if rank is not None else "spatial dimensions"
             raise TorchImportError(f"{self.where(node)} on a tensor of {shown}: only N x features (flatten first)")
         self.g.dense_from_features(node.name, src, self.where(node), in_f, out_f, has_bias, params)
+        self.rank.setdefault(node.name, 2)  # N x features
 
     def _inherit(self, out: str, src: str) -> None:
         if src in self.spatial:
             self.spatial.add(out)
+        if src in self.rank:
+            self.rank.setdefault(out, self.rank[src])
+
+    def _per_channel(self, param, key: str) -> int | None:
+        """C when ``param`` holds one value per channel of tensor ``key``: on N x C x ... maps of
+        a known rank, C x 1 x ... with one 1 per spatial axis (leading ones broadcast over the
+        batch; a (C, 1) on 4-d maps would multiply along H); on N x C, (C,). Of maps of unknown
+        rank, any C x 1 x ...; None otherwise."""
+        shape = _channel_shape(param)
+        if not shape or any(d != 1 for d in shape[1:]):
+            return None
+        rank = self.rank.get(key)
+        if rank is not None:
+            return shape[0] if len(shape) == max(rank - 1, 1) else None
+        return shape[0] if (len(shape) > 1) == (key in self.spatial) else None
 
     def _function(self, node) -> None:
         torch, g, out, where, target = self.torch, self.g, node.name, self.where(node), node.target
@@ -428,10 +445,10 @@ class _Reader:
         other = b if a is params[0] else a
         if not isinstance(other, self.torch.fx.Node) or other.name in self.params or other.name in self.sizes:
             return False
-        shape = _channel_shape(self.params[params[0].name])
-        if not shape or any(d != 1 for d in shape[1:]) or (len(shape) > 1) != (other.name in self.spatial):
+        channels = self._per_channel(self.params[params[0].name], other.name)
+        if channels is None:
             return False
-        self.g.scale(node.name, self.tensor(node, other), self.where(node), int(shape[0]), str(params[0].target))
+        self.g.scale(node.name, self.tensor(node, other), self.where(node), int(channels), str(params[0].target))
         self._inherit(node.name, other.name)
         return True
 
@@ -452,13 +469,15 @@ class _Reader:
         """``F.pad(x, (..., c_before, c_after))`` with zeros: channels of zeros around x when the
         pad reaches the channel axis (the CIFAR ResNet's option-A shortcut), else the spatial
         axes only (the channels pass through). Needs the input's rank (``input_shape``) unless it
-        is a 4-d map padded by a 6-tuple."""
+        comes from a conv (whose kind tells it)."""
         src = self.only(node, "pad", "mode", "value")
         pad = list(self.arg(node, 1, "pad", ()))
         mode, value = self.arg(node, 2, "mode", "constant"), self.arg(node, 3, "value", None)
-        rank = self.rank.get(src) or (4 if src in self.spatial and len(pad) == 6 else None)
-        if mode != "constant" or value not in (None, 0, 0.0) or len(pad) % 2 or not all(isinstance(p, int) for p in pad) or rank is None:
-            raise self.refuse(node, ": only zero padding (mode 'constant') by constant sizes, of a tensor of known rank")
+        rank = self.rank.get(src)
+        if mode != "constant" or value not in (None, 0, 0.0) or len(pad) % 2 or not all(isinstance(p, int) for p in pad):
+            raise self.refuse(node, ": only zero padding (mode 'constant') by constant sizes")
+        if rank is None:
+            raise self.refuse(node, ": the rank of its input is not known (give a sample input shape: --input-shape)")
         axes = len(pad) // 2  # from the last axis backwards
         if axes > rank - 1:
             raise self.refuse(node, ": padding the batch axis")
@@ -501,12 +520,12 @@ class _Reader:
             raise self.refuse(node, " (not of a list of tensors)")
         keys = [self.tensor(node, t) for t in tensors]
         ranks = {self.rank.get(k) for k in keys}
-        features = ranks == {2} or (ranks == {None} and not any(k in self.spatial for k in keys))
+        features = ranks <= {2, None} and not any(k in self.spatial for k in keys)  # N x features (None: not known)
         if dim != 1 and not (dim == -1 and features):
             raise self.refuse(node, f" along dim={dim!r}: only along channels (dim=1, or dim=-1 of N x features)")
         self.g.concat(node.name, keys, self.where(node))
-        if any(k in self.spatial for k in keys):
-            self.spatial.add(node.name)
+        for k in keys:
+            self._inherit(node.name, k)
 
     def _add(self, node) -> None:
         if len(node.args) != 2 or set(node.kwargs) - {"alpha"} or node.kwargs.get("alpha", 1) != 1:
@@ -520,7 +539,7 @@ class _Reader:
                 raise self.refuse(node, " (only a trainable parameter of one value per channel can be added)")
             shape = _channel_shape(param)
             # on N x C x ... one value per channel is C x 1 x ...; on N x features it is (C,)
-            per_channel = all(d == 1 for d in shape[1:]) and (len(shape) > 1) == (other.name in self.spatial)
+            per_channel = self._per_channel(param, other.name) is not None
             if not per_channel and other.name in self.spatial and len(shape) == 1:
                 raise self.refuse(node, f" (a parameter of shape {tuple(param.shape)} adds along the last axis of"
                                         " N x C x ... maps, not per channel: shape (C, 1, ...) is a bias)")
@@ -532,6 +551,9 @@ class _Reader:
             raise self.refuse(node, " (adds a constant: only a + b of two computed tensors or a per-channel parameter)")
         ka, kb = self.tensor(node, a), self.tensor(node, b)
         self.g.add(node.name, ka, kb, self.where(node))
+        for k in (ka, kb):
+            if k in self.rank:
+                self.rank.setdefault(node.name, self.rank[k])
         if ka in self.spatial or kb in self.spatial:
             self.spatial.add(node.name)
 
