@@ -276,16 +276,23 @@ def grouped_conv() -> nn.Module:
     return nn.Sequential(nn.Conv2d(4, 4, 3, groups=2), nn.ReLU())
 
 
+def _conv_bn(c_in: int, c_out: int, k: int, padding: int = 0, groups: int = 1, relu: bool = True) -> nn.Sequential:
+    """conv (no bias), BatchNorm, then ReLU unless ``relu`` is False: the pieces of the ResNeXt and
+    inverted-residual test blocks (module names .0, .1, .2)."""
+    layers = [nn.Conv2d(c_in, c_out, k, padding=padding, groups=groups, bias=False), nn.BatchNorm2d(c_out)]
+    return nn.Sequential(*layers, *([nn.ReLU()] if relu else []))
+
+
 class _ResNeXtBlock(nn.Module):
     """ResNeXt-style bottleneck: 1x1 8 -> 8, a grouped 3x3 (4 groups of 2 channels), 1x1 8 -> 8,
     every conv with its BatchNorm, plus the identity; global pool and a classifier."""
 
     def __init__(self):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.reduce = nn.Sequential(nn.Conv2d(8, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.grouped = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=4, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.expand = nn.Sequential(nn.Conv2d(8, 8, 1, bias=False), nn.BatchNorm2d(8))
+        self.stem = _conv_bn(3, 8, 3)
+        self.reduce = _conv_bn(8, 8, 1)
+        self.grouped = _conv_bn(8, 8, 3, padding=1, groups=4)
+        self.expand = _conv_bn(8, 8, 1, relu=False)
         self.fc = nn.Linear(8, 2)
 
     def forward(self, x):
@@ -472,10 +479,10 @@ class _Depthwise(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, bias=False), nn.BatchNorm2d(4), nn.ReLU())
-        self.expand = nn.Sequential(nn.Conv2d(4, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.depthwise = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.project = nn.Sequential(nn.Conv2d(8, 4, 1, bias=False), nn.BatchNorm2d(4))
+        self.stem = _conv_bn(3, 4, 3)
+        self.expand = _conv_bn(4, 8, 1)
+        self.depthwise = _conv_bn(8, 8, 3, padding=1, groups=8)
+        self.project = _conv_bn(8, 4, 1, relu=False)
         self.fc = nn.Linear(4, 2)
 
     def forward(self, x):
