@@ -38,7 +38,23 @@ from typing import Callable
 
 from ..errors import BadInput
 
-__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View", "WeightSource"]
+__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View", "WeightSource", "per_channel"]
+
+
+def per_channel(shape, rank: int | None, spatial: bool | None = None) -> int | None:
+    """C when a constant of ``shape`` holds one value per channel of an N x C x ... tensor of
+    ``rank``: C x 1 x ... with one 1 per spatial axis (leading ones broadcast over the batch; a
+    (C, 1) on 4-d maps would multiply along H), (C,) on N x C. Of unknown rank: any C x 1 x ...
+    when ``spatial`` is None, else C x 1 x ... on maps (``spatial``) and (C,) on features. None
+    otherwise. The one rule of both front ends for biases and scales given as constants."""
+    shape = list(shape)
+    while len(shape) > 1 and shape[0] == 1:
+        shape.pop(0)
+    if not shape or any(d != 1 for d in shape[1:]):
+        return None
+    if rank is not None:
+        return shape[0] if len(shape) == max(rank - 1, 1) else None
+    return shape[0] if spatial is None or (len(shape) > 1) == spatial else None
 
 
 class ChannelImportError(BadInput):

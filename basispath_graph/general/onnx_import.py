@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .channel_graph import ChannelGraph, ChannelImportError, Pending, View
+from .channel_graph import ChannelGraph, ChannelImportError, Pending, View, per_channel
 
 __all__ = ["OnnxImportError", "spec_from_onnx", "Pending", "View"]
 
@@ -203,16 +203,9 @@ class _Importer:
         self.g.scale(node.output[0], other, _where(node), channels)
 
     def _per_channel(self, const, key: str) -> int | None:
-        """C when the constant holds one value per channel of tensor ``key``: C x 1 x ... with one
-        1 per spatial axis on maps (leading ones broadcast over the batch), C on N x C; of a
-        tensor of unknown rank, any C x 1 x .... None otherwise."""
-        shape = list(np.shape(const))
-        while len(shape) > 1 and shape[0] == 1:
-            shape.pop(0)
-        if not shape or any(d != 1 for d in shape[1:]):
-            return None
-        rank = self.rank.get(key)
-        return shape[0] if rank is None or len(shape) == max(rank - 1, 1) else None
+        """C when the constant holds one value per channel of tensor ``key`` (``channel_graph.per_channel``;
+        of unknown rank, any C x 1 x ...)."""
+        return per_channel(np.shape(const), self.rank.get(key))
 
     def _op_Concat(self, node) -> None:
         axis = self._attr(node, "axis", 1)

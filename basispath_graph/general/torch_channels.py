@@ -45,7 +45,7 @@ import operator
 import sys
 
 from ..torch_fx import TorchImportError, UnsupportedOperation, UnsupportedOperations, import_torch, op_name, trace
-from .channel_graph import ChannelGraph
+from .channel_graph import ChannelGraph, per_channel
 
 __all__ = ["general_spec_from_module", "read_module"]
 
@@ -365,17 +365,8 @@ class _Reader:
             self.rank.setdefault(out, self.rank[src])
 
     def _per_channel(self, param, key: str) -> int | None:
-        """C when ``param`` holds one value per channel of tensor ``key``: on N x C x ... maps of
-        a known rank, C x 1 x ... with one 1 per spatial axis (leading ones broadcast over the
-        batch; a (C, 1) on 4-d maps would multiply along H); on N x C, (C,). Of maps of unknown
-        rank, any C x 1 x ...; None otherwise."""
-        shape = _channel_shape(param)
-        if not shape or any(d != 1 for d in shape[1:]):
-            return None
-        rank = self.rank.get(key)
-        if rank is not None:
-            return shape[0] if len(shape) == max(rank - 1, 1) else None
-        return shape[0] if (len(shape) > 1) == (key in self.spatial) else None
+        """C when ``param`` holds one value per channel of tensor ``key`` (``channel_graph.per_channel``)."""
+        return per_channel(param.shape, self.rank.get(key), key in self.spatial)
 
     def _function(self, node) -> None:
         torch, g, out, where, target = self.torch, self.g, node.name, self.where(node), node.target
