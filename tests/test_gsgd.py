@@ -83,6 +83,45 @@ class _OptionA(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
 
+class _Shuffle(nn.Module):
+    """ShuffleNet-V2 without BatchNorm: torchvision's channel shuffle (view, transpose, view),
+    ``chunk`` along channels (a layer split in two after the fact), and a depthwise conv over a
+    shuffled concatenation of several layers (one diagonal connection each, its weights at a
+    stride in the conv's parameter)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.shufflenetv2 import channel_shuffle
+
+        self.shuffle = channel_shuffle
+        self.stem = nn.Conv2d(2, 4, 3, padding=1)
+        self.down1 = self._down(4, 4)
+        self.same1, self.same2 = self._branch(2), self._branch(2)
+        self.down2 = self._down(4, 4)
+        self.fc = nn.Linear(4, 2)
+
+    @staticmethod
+    def _branch(c):
+        return nn.Sequential(nn.Conv2d(c, c, 1), nn.ReLU(), nn.Conv2d(c, c, 3, padding=1, groups=c, bias=False),
+                             nn.Conv2d(c, c, 1), nn.ReLU())
+
+    def _down(self, c, out):
+        half = out // 2
+        return nn.ModuleList([
+            nn.Sequential(nn.Conv2d(c, c, 3, stride=2, padding=1, groups=c, bias=False), nn.Conv2d(c, half, 1), nn.ReLU()),
+            nn.Sequential(nn.Conv2d(c, half, 1), nn.ReLU(), nn.Conv2d(half, half, 3, stride=2, padding=1, groups=half, bias=False),
+                          nn.Conv2d(half, half, 1), nn.ReLU())])
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = self.shuffle(torch.cat([self.down1[0](x), self.down1[1](x)], 1), 2)
+        for branch in (self.same1, self.same2):
+            x1, x2 = x.chunk(2, dim=1)
+            x = self.shuffle(torch.cat((x1, branch(x2)), 1), 2)
+        x = self.shuffle(torch.cat([self.down2[0](x), self.down2[1](x)], 1), 2)
+        return self.fc(x.mean((2, 3)))
+
+
 MODELS = {
     "skip_mlp": (lambda: SkipMLP(in_features=5, widths=(4, 3, 3), classes=2), (6, 5)),
     "plain_cnn": (lambda: PlainCNN(in_channels=2, channels=(3, 4), classes=2), (4, 2, 6, 6)),
@@ -90,9 +129,11 @@ MODELS = {
     "extras": (_Extras, (4, 2, 5, 5)),
     "features_out": (_FeaturesOut, (5, 3)),
     "option_a": (_OptionA, (3, 2, 6, 6)),
+    "shuffle": (_Shuffle, (3, 2, 8, 8)),
 }
 CASES = [(name, engine) for name in MODELS for engine in ("skeleton", "deah-complete")
-         if (name, engine) not in (("extras", "deah-complete"), ("features_out", "deah-complete"), ("option_a", "deah-complete"))]
+         if (name, engine) not in (("extras", "deah-complete"), ("features_out", "deah-complete"), ("option_a", "deah-complete"),
+                                   ("shuffle", "deah-complete"))]
 
 
 def _model(name: str, seed: int = 0):

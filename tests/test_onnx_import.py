@@ -208,7 +208,8 @@ def test_a_bias_added_to_a_conv_output_read_twice_does_not_copy_the_conv(tmp_pat
          [_w("wg", 5, 16)], "Flatten node 'fl' with axis 2: only axis 1 (N x features)"),
         ([helper.make_node("Reshape", ["r", "shp"], ["rs"], name="rs"), helper.make_node("Conv", ["rs", "w2"], ["out"], kernel_shape=[1, 1], name="c2")],
          [numpy_helper.from_array(np.array([1, 4, 4, 16], dtype=np.int64), "shp"), _w("w2", 2, 4, 1, 1)],
-         "Reshape node 'rs': only to N x features (a flatten)"),
+         "Reshape node 'rs': only to N x features (a flatten) or the reshapes of a channel shuffle"
+         " (N x C x ... to N x g x C/g x ... and back)"),
         ([helper.make_node("Flatten", ["r"], ["f"], name="fl"), helper.make_node("Gemm", ["f", "wg", "f"], ["out"], transB=1, name="g")],
          [_w("wg", 64, 64)], "Gemm node 'g': input 2 is computed, not a constant bias: not supported"),
         ([helper.make_node("Conv", ["r", "w1d"], ["out"], name="c2")], [_w("w1d", 4)], "Conv node 'c2': a weight of 1 dimensions"),

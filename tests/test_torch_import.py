@@ -202,7 +202,8 @@ def tensor_count(model, folded: dict[str, str]) -> int:
 RESNET_FOLDS = {"bn1": "conv1", "layer1.bn1": "layer1.conv1", "layer1.bn2": "layer1.conv2", "layer2.bn1": "layer2.conv1",
                 "layer2.bn2": "layer2.conv2", "layer2.downsample.1": "layer2.downsample.0"}
 CHANNEL_MODELS = [
-    # factory, input shape (for --input-shape and torch.onnx.export), folded BatchNorms, H by hand
+    # factory, input shape (for --input-shape and torch.onnx.export), folded BatchNorms ("conv_bn":
+    # those of every conv-BN piece, ``torch_models.conv_bn_folds``), H by hand
     # mini ResNet: stem 4 (one class with the first block's output through the identity), the
     # blocks' inner convs 4 and 6, the projection block's output 6
     ("mini_resnet", (1, 3, 32, 32), RESNET_FOLDS, 4 + 4 + 6 + 6),
@@ -237,6 +238,11 @@ CHANNEL_MODELS = [
     # final BN's diagonal layer 16
     ("mini_wrn", (1, 3, 16, 16), {f"blocks.{k}.bn2": f"blocks.{k}.conv1" for k in range(3)},
      4 + (4 + 4 + 8) + (4 + 8 + 16) + (8 + 16) + 16),
+    # ShuffleNet-V2 (channel shuffles, halves split along channels, depthwise convs over
+    # shuffled concatenations; every BatchNorm folds): every conv's output channels are a class,
+    # stem 8, the stride-2 units 8 + 8 + 8 + 8 + 8 and 16 x 5, the stride-1 units 8 x 3 twice and
+    # 16 x 3, conv5 32; chunk / view / transpose, and x[:, :c] / reshape / permute / flatten
+    *[(factory, (1, 3, 32, 32), "conv_bn", 8 + 40 + 48 + 80 + 48 + 32) for factory in ("mini_shufflenet", "mini_shufflenet_sliced")],
 ]
 
 
@@ -247,7 +253,9 @@ def test_channel_level_models_count_the_models_tensors_and_certify(ti, models, f
 
     net = ti.network_from_torch(f"{MODELS}:{factory}")
     assert isinstance(net, GeneralNetwork) and not net.is_layered
-    assert net.m == tensor_count(getattr(models, factory)(), folds)
+    model = getattr(models, factory)()
+    folds = models.conv_bn_folds(model) if folds == "conv_bn" else folds  # every conv-BN piece's BN folds
+    assert net.m == tensor_count(model, folds)
     assert net.H == hidden
     result = solve_general(net)
     assert result.certified and result.basis_size == net.m - net.H

@@ -11,7 +11,9 @@ allocated, so even ViT-H/14 costs nothing) in eval mode and read at channel leve
   here from the traced graph by this test's rule (a BatchNorm whose input is a conv or linear
   read by it alone folds: its scale disappears into the weights, its shift and the conv's
   bias become one bias);
-- H of one model per family equals an independent count from the model's modules;
+- H of one model per family equals an independent count from the model's modules (two rules:
+  one per architecture for the chains and ResNets, one from convs, BatchNorms and residual
+  blocks for every conv-BatchNorm family);
 - the skeleton certifies every model read (``test_every_model_read_is_certified``).
 """
 
@@ -29,8 +31,9 @@ from basispath_graph import from_torch, solve  # noqa: E402
 from basispath_graph.torch_fx import TorchImportError  # noqa: E402
 
 NAMES = sorted(torchvision.models.list_models(module=torchvision.models))
-#: Refused for a feature not built yet (channel shuffle and chunk along channels: issue 27).
-NOT_SUPPORTED_YET = {"shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"}
+#: Refused for a feature not built yet (empty since ShuffleNet-V2's channel shuffle and chunk
+#: along channels were built: issue 27).
+NOT_SUPPORTED_YET: set[str] = set()
 HOMOGENEITY = "not positively homogeneous (basis paths do not describe this network)"
 
 
@@ -66,21 +69,29 @@ def _read(name: str):
         return None, str(exc)
 
 
-def _folded_away(model) -> int:
-    """Parameters BatchNorm folding removes (this test's own rule, from the fx graph): per folded
-    BatchNorm its C scales, and the C biases of the conv before it when it has them."""
+def _batchnorms(model) -> list[tuple[object, object]]:
+    """(BatchNorm module, the conv or linear it folds into, or None) for every BatchNorm call in
+    the fx graph (this test's own rule: it folds when its input is a conv or linear read by it
+    alone)."""
     traced = torch.fx.symbolic_trace(model)
     modules = dict(traced.named_modules())
-    removed = 0
+    found = []
     for node in traced.graph.nodes:
         mod = modules.get(node.target) if node.op == "call_module" else None
         if not isinstance(mod, torch.nn.modules.batchnorm._BatchNorm):
             continue
         src = node.args[0]
         before = modules.get(src.target) if getattr(src, "op", None) == "call_module" else None
-        if isinstance(before, (torch.nn.Conv2d, torch.nn.Linear)) and len(src.users) == 1:
-            removed += mod.num_features + (before.bias.numel() if before.bias is not None else 0)
-    return removed
+        folds = isinstance(before, (torch.nn.Conv2d, torch.nn.Linear)) and len(src.users) == 1
+        found.append((mod, before if folds else None))
+    return found
+
+
+def _folded_away(model) -> int:
+    """Parameters BatchNorm folding removes: per folded BatchNorm its C scales, and the C biases
+    of the conv before it when it has them."""
+    return sum(bn.num_features + (conv.bias.numel() if conv.bias is not None else 0)
+               for bn, conv in _batchnorms(model) if conv is not None)
 
 
 def test_there_are_80_classification_models():
@@ -103,7 +114,7 @@ def test_read_with_exact_m_or_refused_as_not_homogeneous(name):
 
 def test_how_many_are_read():
     read = [name for name in NAMES if _read(name)[0] is not None]
-    assert len(read) == 38  # 42 once NOT_SUPPORTED_YET is built: every positively homogeneous one
+    assert len(read) == 42  # every positively homogeneous one
 
 
 def _classes_resnet(model) -> int:
@@ -134,7 +145,35 @@ def _classes_squeezenet(model) -> int:
     return sum(c.out_channels for c in convs[:-1])
 
 
+def _residual_outputs(model) -> int:
+    """Channels of every residual block's output: a sum with the block's input (identity) or with
+    a projection of it, which makes no class of its own (identity) or one class of two convs'
+    outputs (projection)."""
+    from torchvision.models import mnasnet, regnet, resnet
+    total = 0
+    for m in model.modules():
+        if isinstance(m, (resnet.BasicBlock, resnet.Bottleneck)):
+            total += [c for n, c in m.named_children() if n.startswith("conv")][-1].out_channels
+        elif isinstance(m, regnet.ResBottleneckBlock):
+            total += m.f.c[0].out_channels
+        elif isinstance(m, mnasnet._InvertedResidual) and m.apply_residual:
+            total += m.layers[-2].out_channels
+    return total
+
+
+def _classes_by_modules(model) -> int:
+    """Any conv-BatchNorm network: every conv's output channels, every BatchNorm that does not
+    fold (a per-channel scale of its own: over a concatenation, DenseNet), less the outputs of
+    residual blocks (``_residual_outputs``). Channel shuffles and chunks make no neurons."""
+    convs = sum(m.out_channels for m in model.modules() if isinstance(m, torch.nn.Conv2d))
+    unfolded = sum(bn.num_features for bn, conv in _batchnorms(model) if conv is None)
+    return convs + unfolded - _residual_outputs(model)
+
+
 @pytest.mark.parametrize("name,count", [
+    ("densenet121", _classes_by_modules), ("googlenet", _classes_by_modules), ("inception_v3", _classes_by_modules),
+    ("regnet_x_400mf", _classes_by_modules), ("mnasnet0_5", _classes_by_modules), ("shufflenet_v2_x0_5", _classes_by_modules),
+    ("resnet50", _classes_by_modules), ("resnext50_32x4d", _classes_by_modules),
     ("vgg11", _classes_plain), ("alexnet", _classes_plain), ("resnet18", _classes_resnet), ("resnet50", _classes_resnet),
     ("resnext50_32x4d", _classes_resnet), ("wide_resnet50_2", _classes_resnet), ("squeezenet1_1", _classes_squeezenet),
 ])

@@ -276,10 +276,10 @@ def grouped_conv() -> nn.Module:
     return nn.Sequential(nn.Conv2d(4, 4, 3, groups=2), nn.ReLU())
 
 
-def _conv_bn(c_in: int, c_out: int, k: int, padding: int = 0, groups: int = 1, relu: bool = True) -> nn.Sequential:
-    """conv (no bias), BatchNorm, then ReLU unless ``relu`` is False: the pieces of the ResNeXt and
-    inverted-residual test blocks (module names .0, .1, .2)."""
-    layers = [nn.Conv2d(c_in, c_out, k, padding=padding, groups=groups, bias=False), nn.BatchNorm2d(c_out)]
+def _conv_bn(c_in: int, c_out: int, k: int, padding: int = 0, groups: int = 1, relu: bool = True, stride: int = 1) -> nn.Sequential:
+    """conv (no bias), BatchNorm, then ReLU unless ``relu`` is False: the pieces of the ResNeXt,
+    inverted-residual and ShuffleNet test blocks (module names .0, .1, .2)."""
+    layers = [nn.Conv2d(c_in, c_out, k, stride=stride, padding=padding, groups=groups, bias=False), nn.BatchNorm2d(c_out)]
     return nn.Sequential(*layers, *([nn.ReLU()] if relu else []))
 
 
@@ -605,3 +605,75 @@ class _MiniWRN(nn.Module):
 
 def mini_wrn() -> nn.Module:
     return _MiniWRN().eval()
+
+
+def _shuffle_view(x, groups: int):
+    """torchvision's channel_shuffle: view to N x g x C/g x H x W, transpose, view back."""
+    n, c, h, w = x.size()
+    x = x.view(n, groups, c // groups, h, w)
+    x = torch.transpose(x, 1, 2).contiguous()
+    return x.view(n, c, h, w)
+
+
+def _shuffle_permute(x, groups: int):
+    """The same shuffle spelled reshape / permute / flatten(1, 2)."""
+    n, c, h, w = x.shape
+    return x.reshape(n, groups, c // groups, h, w).permute(0, 2, 1, 3, 4).flatten(1, 2)
+
+
+class _ShuffleUnit(nn.Module):
+    """ShuffleNet-V2's unit (torchvision's InvertedResidual): stride 2, two branches over x (the
+    first a depthwise conv then a 1x1); stride 1, x split in two along channels, the second half
+    through the branch; the halves concatenated and shuffled. ``sliced`` spells the split
+    x[:, :c], x[:, c:] and the shuffle with reshape / permute (else chunk and view / transpose)."""
+
+    def __init__(self, c_in: int, c_out: int, stride: int, sliced: bool = False):
+        super().__init__()
+        half = c_out // 2
+        self.stride, self.half, self.sliced = stride, half, sliced
+        if stride > 1:
+            self.branch1 = nn.Sequential(_conv_bn(c_in, c_in, 3, 1, groups=c_in, relu=False, stride=stride), _conv_bn(c_in, half, 1))
+        c = c_in if stride > 1 else half
+        self.branch2 = nn.Sequential(_conv_bn(c, half, 1), _conv_bn(half, half, 3, 1, groups=half, relu=False, stride=stride),
+                                     _conv_bn(half, half, 1))
+
+    def forward(self, x):
+        if self.stride > 1:
+            out = torch.cat((self.branch1(x), self.branch2(x)), 1)
+        elif self.sliced:
+            out = torch.cat((x[:, :self.half], self.branch2(x[:, self.half:])), 1)
+        else:
+            x1, x2 = x.chunk(2, dim=1)
+            out = torch.cat((x1, self.branch2(x2)), 1)
+        return _shuffle_permute(out, 2) if self.sliced else _shuffle_view(out, 2)
+
+
+class _MiniShuffleNet(nn.Module):
+    """ShuffleNet-V2 in miniature: stem 8, stages (8 -> 16: a stride-2 unit and two stride-1
+    units) and (16 -> 32: one of each), a 1x1 conv of 32, global pool, classifier."""
+
+    def __init__(self, sliced: bool = False):
+        super().__init__()
+        self.stem = _conv_bn(3, 8, 3, 1, stride=2)
+        self.stage2 = nn.Sequential(_ShuffleUnit(8, 16, 2, sliced), _ShuffleUnit(16, 16, 1, sliced), _ShuffleUnit(16, 16, 1, sliced))
+        self.stage3 = nn.Sequential(_ShuffleUnit(16, 32, 2, sliced), _ShuffleUnit(32, 32, 1, sliced))
+        self.conv5 = _conv_bn(32, 32, 1)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.stage3(self.stage2(F.max_pool2d(self.stem(x), 3, 2, 1)))
+        return self.fc(self.conv5(x).mean((2, 3)))
+
+
+def mini_shufflenet() -> nn.Module:
+    return _MiniShuffleNet().eval()
+
+
+def mini_shufflenet_sliced() -> nn.Module:
+    return _MiniShuffleNet(sliced=True).eval()
+
+
+def conv_bn_folds(model: nn.Module) -> dict[str, str]:
+    """BatchNorm -> conv of every ``_conv_bn`` piece of a model (the BatchNorm folds into it)."""
+    return {f"{name}.1": f"{name}.0" for name, mod in model.named_modules()
+            if isinstance(mod, nn.Sequential) and len(mod) >= 2 and isinstance(mod[0], nn.Conv2d) and isinstance(mod[1], nn.BatchNorm2d)}

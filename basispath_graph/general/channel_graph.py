@@ -33,12 +33,12 @@ BatchNorm or add that needs it decides it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..errors import BadInput
 
-__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "View", "WeightSource", "per_channel"]
+__all__ = ["ChannelGraph", "ChannelImportError", "Pending", "SplitChannels", "View", "WeightSource", "per_channel"]
 
 
 def per_channel(shape, rank: int | None, spatial: bool | None = None) -> int | None:
@@ -57,6 +57,35 @@ def per_channel(shape, rank: int | None, spatial: bool | None = None) -> int | N
     return shape[0] if spatial is None or (len(shape) > 1) == spatial else None
 
 
+def _stride(positions: list[int]) -> int | None:
+    """d when ``positions`` are p, p + d, p + 2d, ... (1 for a single one), else None."""
+    if len(positions) < 2:
+        return 1
+    d = positions[1] - positions[0]
+    return d if d > 0 and all(b - a == d for a, b in zip(positions, positions[1:])) else None
+
+
+def _placement(view: "View") -> list[tuple[int, int]] | None:
+    """Per segment of ``view``: (place of its channel 0 in the tensor, distance between its
+    channels), or None when some layer's channels are at no fixed distance."""
+    if view.order is None:
+        starts = [0]
+        for _, n in view.segments:
+            starts.append(starts[-1] + n)
+        return [(first, 1) for first in starts[:-1]]
+    where: dict[str, dict[int, int]] = {}
+    for q, (layer, c) in enumerate(view.order):
+        where.setdefault(layer, {})[c] = q
+    out = []
+    for layer, n in view.segments:
+        places = [where[layer][c] for c in range(n)]
+        step = _stride(places)
+        if step is None:
+            return None
+        out.append((places[0], step))
+    return out
+
+
 class ChannelImportError(BadInput):
     """A model that is not a ReLU network at channel level (one line)."""
 
@@ -65,6 +94,15 @@ class ChannelImportError(BadInput):
 class View:
     segments: list[tuple[str | None, int]]  # (layer name, channels) in channel order; None: channels of zeros
     flat: bool = False
+    # the channels in the tensor's order as (layer, channel) when it is not the segments' own
+    # (a channel shuffle interleaves layers); None: segment after segment, each in order
+    order: list[tuple[str, int]] | None = None
+
+    def entries(self) -> list[tuple[str | None, int]]:
+        """(layer, channel) of every channel of the tensor, in its order."""
+        if self.order is not None:
+            return list(self.order)
+        return [(layer, c) for layer, n in self.segments for c in range(n)]
 
     @property
     def zeros(self) -> bool:
@@ -80,12 +118,13 @@ class View:
 class WeightSource:
     """Where some of a connection's weights live in the model (G-SGD writes them back there):
     parameter ``param`` holds taps ``tap .. tap + taps - 1`` of the connection, and the weight
-    from neuron i to neuron j at tap ``tap + s`` is its element number
-    ``(out_first + j) * in_channels * taps + ((channel + i) % in_channels) * taps + s`` (flattened). One form for
-    every layout: a conv's [out, in, *kernel] (``channel``: the source layer's first channel in a
-    concatenation), a linear map's [out, C * S] after a flatten, a grouped conv's
-    [out, in / groups, *kernel] (``in_channels`` = in / groups), a depthwise conv's [C, 1, *kernel],
-    a bias or a per-channel scale [C] (``in_channels`` = ``taps`` = 1)."""
+    from neuron i to neuron j at tap ``tap + s`` is its element number (``elements``)
+    ``(out_first + out_stride * j) * in_channels * taps + ((channel + stride * i) % in_channels) * taps + s``
+    (flattened). One form for every layout: a conv's [out, in, *kernel] (``channel``: the source
+    layer's first channel in a concatenation; ``stride``: the distance of its channels there when
+    a channel shuffle interleaved it with others), a linear map's [out, C * S] after a flatten, a
+    grouped conv's [out, in / groups, *kernel] (``in_channels`` = in / groups), a depthwise conv's
+    [C, 1, *kernel], a bias or a per-channel scale [C] (``in_channels`` = ``taps`` = 1)."""
 
     param: str
     tap: int
@@ -93,12 +132,37 @@ class WeightSource:
     channel: int = 0
     in_channels: int = 1
     out_first: int = 0  # the target layer's first output channel in the parameter (a layer split by a shortcut)
+    stride: int = 1
+    out_stride: int = 1
 
     def shifted(self, by: int) -> "WeightSource":
-        return WeightSource(self.param, self.tap + by, self.taps, self.channel, self.in_channels, self.out_first)
+        return replace(self, tap=self.tap + by)
 
-    def from_output(self, first: int) -> "WeightSource":
-        return WeightSource(self.param, self.tap, self.taps, self.channel, self.in_channels, self.out_first + first)
+    def from_output(self, first: int, stride: int = 1) -> "WeightSource":
+        """The weights into output channels first, first + stride, ... of this one's target."""
+        return replace(self, out_first=self.out_first + self.out_stride * first, out_stride=self.out_stride * stride)
+
+    def elements(self, i, j, t):
+        """Element numbers (flattened) of the weights from neurons ``i`` to ``j`` at taps ``t``
+        (arrays; every t in this source's taps)."""
+        return ((self.out_first + self.out_stride * j) * (self.in_channels * self.taps)
+                + ((self.channel + self.stride * i) % self.in_channels) * self.taps + (t - self.tap))
+
+
+@dataclass
+class SplitChannels:
+    """A tensor whose channel axis is split in two, N x groups x per_group x ... (the first view
+    of a channel shuffle); ``swapped`` once a transpose exchanged the two axes. Only swapping
+    them and joining them again (``join_channel_axes``) may read it."""
+
+    source: str
+    groups: int
+    per_group: int
+    swapped: bool = False
+
+    @property
+    def channels(self) -> int:
+        return self.groups * self.per_group
 
 
 @dataclass
@@ -118,18 +182,27 @@ class Pending:
     # identity edges onto some channels only: (source layer, first target channel); the layer is
     # split at their ends when it is made (a shortcut zero-padded on channels, CIFAR option A)
     identity_at: list[tuple[str, int]] = field(default_factory=list)
+    # depthwise connections onto some channels only: (source layer, first target channel, taps),
+    # a depthwise conv over several layers (ShuffleNet's over a shuffled concatenation); the
+    # layer is split at their ends when it is made, as for ``identity_at``
+    diagonal_at: list[tuple[str, int, int]] = field(default_factory=list)
+    # the tensor's channel q is channel order[q] of the layer(s) made (None: the same)
+    order: list[int] | None = None
 
     def with_sources(self, **changes) -> "Pending":
         """A copy (its dicts and lists copied too) with ``changes``."""
         fields = dict(channels=self.channels, dense=dict(self.dense), identity=list(self.identity), biases=self.biases,
                       made_by=self.made_by, diagonal=dict(self.diagonal), grouped=dict(self.grouped),
                       sources={k: list(v) for k, v in self.sources.items()}, unmapped=self.unmapped,
-                      identity_at=list(self.identity_at))
+                      identity_at=list(self.identity_at), diagonal_at=list(self.diagonal_at),
+                      order=None if self.order is None else list(self.order))
         fields.update(changes)
         return Pending(**fields)
 
-    def source(self, key: tuple[str, str], param: str | None, tap: int, taps: int, channel: int = 0, in_channels: int = 1) -> None:
-        self.sources.setdefault(key, []).append(None if param is None else WeightSource(param, tap, taps, channel, in_channels))
+    def source(self, key: tuple[str, str], param: str | None, tap: int, taps: int, channel: int = 0, in_channels: int = 1,
+               stride: int = 1, **out) -> None:
+        self.sources.setdefault(key, []).append(
+            None if param is None else WeightSource(param, tap, taps, channel, in_channels, stride=stride, **out))
 
 
 class ChannelGraph:
@@ -174,7 +247,7 @@ class ChannelGraph:
         value = self.tensors[key]
         if isinstance(value, View):
             return value
-        if value.identity_at:
+        if value.identity_at or value.diagonal_at:
             return self._materialize_split(key, value)
         layer = self.new_layer(self.labels.get(key, key), value.channels)
         for source, taps in value.dense.items():
@@ -197,10 +270,11 @@ class ChannelGraph:
         channels between the ends of those identities, each with its share of the dense
         connections and biases (their weights' output channels offset), the identities each onto
         its own layer; the tensor is the view of those layers in order."""
-        sizes = {layer: n for layer, n in ((l["name"], l["size"]) for l in self.layers)}
-        cuts = sorted({0, value.channels} | {o for _, o in value.identity_at} | {o + sizes[l] for l, o in value.identity_at})
-        where = f"{self.labels.get(key, key)}: a sum whose shortcut covers some channels only"
-        if value.diagonal or value.grouped or value.identity:
+        sizes = self._sizes()
+        ranges = [(l, o) for l, o in value.identity_at] + [(l, o) for l, o, _ in value.diagonal_at]
+        cuts = sorted({0, value.channels} | {o for _, o in ranges} | {o + sizes[l] for l, o in ranges})
+        where = f"{self.labels.get(key, key)}: a {'sum whose shortcut' if value.identity_at else 'depthwise conv that'} covers some channels only"
+        if value.diagonal or value.grouped or value.identity or (value.identity_at and value.diagonal_at):
             raise self.error(f"{where}, with a depthwise, grouped or identity part over all of them: not supported")
         label = self.labels.get(key, key)
         parts = []
@@ -215,13 +289,45 @@ class ChannelGraph:
                     self._connect({"from": source, "to": layer, "kind": "identity"})
                 elif at < end and at + sizes[source] > first:
                     raise self.error(f"{where}: two shortcuts overlap part of their channels: not supported")
+            for source, at, taps in value.diagonal_at:
+                if at == first and sizes[source] == end - first:  # its sources name their output channels already
+                    self._connect({"from": source, "to": layer, "kind": "diagonal", "taps": taps}, value, ("diagonal", source))
+                elif at < end and at + sizes[source] > first:
+                    raise self.error(f"{where}: two of its inputs overlap part of their channels: not supported")
             if value.biases:
                 self.uses_bias = True
                 self._connect({"from": "bias", "to": layer, "kind": "dense", "taps": value.biases}, part, ("bias", "bias"))
             parts.append((layer, end - first))
         view = View(parts)
+        if value.order is not None:  # the tensor's channel q is channel order[q] of the pieces laid end to end
+            natural = view.entries()
+            view = self._ordered(parts, [natural[i] for i in value.order], view.flat)
         self.tensors[key] = view
         return view
+
+    def _sizes(self) -> dict[str, int]:
+        return {l["name"]: l["size"] for l in self.layers}
+
+    @staticmethod
+    def _ordered(segments: list[tuple[str | None, int]], order: list[tuple[str, int]], flat: bool = False) -> View:
+        """A view of whole layers ``segments`` whose channels come in ``order`` (None kept when
+        that is the segments' own order)."""
+        view = View(list(segments), flat)
+        return view if order == view.entries() else View(list(segments), flat, list(order))
+
+    def _view_of(self, entries: list[tuple[str, int]], flat: bool, where: str) -> View:
+        """The view holding exactly the channels ``entries`` (layer, channel), in that order:
+        every layer it touches must be in it whole, once."""
+        sizes, counts, segments = self._sizes(), {}, []
+        for layer, c in entries:
+            if layer is None:
+                raise self.error(f"{where}: reorders zero-padded channels: not supported")
+            if layer not in counts:
+                segments.append((layer, sizes[layer]))
+            counts[layer] = counts.get(layer, 0) + 1
+        if len(set(entries)) != len(entries) or any(counts[l] != n for l, n in segments):
+            raise self.error(f"{where}: reorders a tensor that holds a layer twice or in part: not supported")
+        return self._ordered(segments, entries, flat)
 
     def _no_zeros(self, view: View, where: str) -> View:
         """``view`` unless it holds zero channels: those only an add reads (a padded shortcut)."""
@@ -235,6 +341,8 @@ class ChannelGraph:
         if before < 0 or after < 0:
             raise self.error(f"{where}: a negative pad of the channel axis (a crop of channels): not supported")
         view = self.view(src, where)
+        if view.order is not None:
+            raise self.error(f"{where}: pads a tensor whose channels are reordered (a channel shuffle): not supported")
         self.tensors[out] = View(([(None, before)] if before else []) + view.segments + ([(None, after)] if after else []), view.flat)
 
     def _connect(self, connection: dict, value: Pending | None = None, key: tuple[str, str] | None = None,
@@ -255,6 +363,9 @@ class ChannelGraph:
         """The tensor as layers (a pending sum becomes a layer now)."""
         if key not in self.tensors:
             raise self.error(f"{where} reads {key!r}, which no supported node wrote")
+        if isinstance(self.tensors[key], SplitChannels):
+            raise self.error(f"{where} reads a tensor whose channel axis is split in two: only a transpose of the two axes"
+                             " and a reshape back (a channel shuffle) may")
         return self._materialize(key)
 
     def fit(self, view: View, channels: int, where: str) -> View:
@@ -270,8 +381,8 @@ class ChannelGraph:
         next(l for l in self.layers if l["name"] == layer)["size"] = rest
         for key, value in self.tensors.items():
             if isinstance(value, View) and any(s == layer for s, _ in value.segments):
-                self.tensors[key] = View([(s, rest if s == layer else n) for s, n in value.segments], value.flat)
-        return View([(s, rest if s == layer else n) for s, n in view.segments], view.flat)
+                self.tensors[key] = View([(s, rest if s == layer else n) for s, n in value.segments], value.flat, value.order)
+        return View([(s, rest if s == layer else n) for s, n in view.segments], view.flat, view.order)
 
     # -- operations ---------------------------------------------------------------------
 
@@ -281,14 +392,118 @@ class ChannelGraph:
 
     def flatten(self, out: str, src: str, where: str) -> None:
         """N x C x ... to N x features: the view, marked flat (for the taps of the next linear)."""
-        self.tensors[out] = View(self.view(src, where).segments, flat=True)
+        view = self.view(src, where)
+        self.tensors[out] = View(view.segments, True, view.order)
+
+    def permute_channels(self, out: str, src: str, where: str, perm: list[int]) -> None:
+        """Channel j of ``out`` is channel ``perm[j]`` of ``src`` (ShuffleNet's channel shuffle):
+        a relabelling, no weights; the layers stay whole, only their order of channels changes."""
+        view = self.view(src, where)
+        if sorted(perm) != list(range(view.channels)):
+            raise self.error(f"{where}: not a permutation of its {view.channels} channels")
+        entries = view.entries()
+        self.tensors[out] = self._view_of([entries[i] for i in perm], view.flat, where)
+
+    def split_channel_axis(self, out: str, src: str, where: str, groups: int) -> None:
+        """N x C x ... reshaped to N x groups x C / groups x ... (the front end checks the other
+        axes stay): the first step of a channel shuffle."""
+        view = self._no_zeros(self.view(src, where), where)
+        if groups < 1 or view.channels % groups:
+            raise self.error(f"{where}: {view.channels} channels in {groups} groups")
+        self.tensors[out] = SplitChannels(src, groups, view.channels // groups)
+
+    def swap_channel_axes(self, out: str, src: str, where: str) -> None:
+        """The two axes of a split channel axis exchanged (``transpose(1, 2)``)."""
+        split = self.tensors.get(src)
+        if not isinstance(split, SplitChannels):
+            raise self.error(f"{where}: not of a channel axis split in two")
+        self.tensors[out] = SplitChannels(split.source, split.groups, split.per_group, not split.swapped)
+
+    def join_channel_axes(self, out: str, src: str, where: str) -> None:
+        """A split channel axis reshaped back to one: the channels permuted when the two axes were
+        swapped (channel j of C/g x g is channel (j % g) * C/g + j // g of g x C/g)."""
+        split = self.tensors.get(src)
+        if not isinstance(split, SplitChannels):
+            raise self.error(f"{where}: not of a channel axis split in two")
+        g, n = split.groups, split.per_group
+        perm = [(j % g) * n + j // g for j in range(g * n)] if split.swapped else list(range(g * n))
+        self.permute_channels(out, split.source, where, perm)
+
+    def select_channels(self, out: str, src: str, where: str, first: int, count: int) -> None:
+        """Channels ``first`` .. ``first + count - 1`` of ``src`` (``chunk`` / ``split`` along
+        channels, ``x[:, a:b]``). A layer the selection holds in part is split first into the part
+        it holds and the rest (``_split_layer``), so a view is always of whole layers."""
+        view = self._no_zeros(self.view(src, where), where)
+        if count < 1 or first < 0 or first + count > view.channels:
+            raise self.error(f"{where}: channels {first} .. {first + count - 1} of {view.channels}")
+        chosen = view.entries()[first:first + count]
+        sizes, inside = self._sizes(), {}
+        for layer, c in chosen:
+            inside.setdefault(layer, set()).add(c)
+        for layer, channels in inside.items():
+            if len(channels) < sizes[layer]:
+                rest = sorted(set(range(sizes[layer])) - channels)
+                self._split_layer(layer, [sorted(channels), rest], where)
+        self.tensors[out] = self._view_of(self.view(src, where).entries()[first:first + count], view.flat, where)
+
+    def _split_layer(self, layer: str, parts: list[list[int]], where: str) -> None:
+        """Replace ``layer`` by one layer per list of its channels in ``parts`` (made after the
+        fact: its incoming dense connections and biases are copied onto each part, every view
+        holding it now holds the parts). Only a layer nothing reads yet through weights, and that
+        only dense connections and biases make, can be split."""
+        name = next(l for l in self.layers if l["name"] == layer)
+        problem = None
+        if layer in self.unsized:
+            problem = "its channel count is not known yet"
+        elif any(c["from"] == layer for c in self.connections) or any(
+                isinstance(v, Pending) and layer in {*v.dense, *v.diagonal, *v.grouped, *v.identity,
+                                                     *(l for l, _ in v.identity_at), *(l for l, _, _ in v.diagonal_at)}
+                for v in self.tensors.values()):
+            problem = "a weight already reads it"
+        elif any(c["to"] == layer and c["kind"] != "dense" for c in self.connections):
+            problem = "it is made by a depthwise, grouped or identity connection"
+        if problem:
+            raise self.error(f"{where} takes part of layer {layer!r}'s channels, and {problem}: not supported")
+        at = self.layers.index(name)
+        pieces = []
+        for k, channels in enumerate(parts):
+            piece = self.new_layer(f"{layer}.part{k}", len(channels))
+            self.layers.insert(at + k, self.layers.pop())  # in the spec where the layer was
+            pieces.append(piece)
+        self.layers.remove(name)
+        connections, sources = [], []
+        for c, src in zip(self.connections, self.sources):
+            if c["to"] != layer:
+                connections.append(c)
+                sources.append(src)
+                continue
+            for piece, channels in zip(pieces, parts):
+                connections.append(dict(c, to=piece))
+                step = _stride(channels)
+                if isinstance(src, str):
+                    sources.append(src)
+                elif step is not None:
+                    sources.append([s.from_output(channels[0], step) for s in src])
+                else:
+                    sources.append("a layer split by a channel selection: its output channels are at no stride in the parameter")
+        self.connections, self.sources = connections, sources
+        piece_of = {c: (piece, i) for piece, channels in zip(pieces, parts) for i, c in enumerate(channels)}
+        for key, value in self.tensors.items():
+            if isinstance(value, View) and any(l == layer for l, _ in value.segments):
+                segments = []
+                for l, n in value.segments:
+                    segments += list(zip(pieces, map(len, parts))) if l == layer else [(l, n)]
+                order = [piece_of[c] if l == layer else (l, c) for l, c in value.entries()]
+                self.tensors[key] = self._ordered(segments, order, value.flat)
 
     def concat(self, out: str, sources: list[str], where: str) -> None:
         """Along channels: the next conv reads each concatenated layer (DenseNet)."""
-        segments = []
-        for key in sources:
-            segments += self.view(key, where).segments
-        self.tensors[out] = View(segments)
+        views = [self.view(key, where) for key in sources]
+        segments = [segment for view in views for segment in view.segments]
+        if any(view.order is not None for view in views):  # a shuffled part: the order is each part's
+            self.tensors[out] = self._ordered(segments, [e for view in views for e in view.entries()])
+        else:
+            self.tensors[out] = View(segments)
 
     def conv(self, out: str, src: str, where: str, in_channels: int, out_channels: int, taps: int,
              has_bias: bool | Callable[[], bool], params: tuple[str | None, str | None] = (None, None)) -> None:
@@ -317,12 +532,14 @@ class ChannelGraph:
         """``channels`` outputs, each reading every channel of ``view`` at ``taps`` positions."""
         self._no_zeros(view, out)
         p = Pending(int(channels), made_by="linear")
-        first = 0  # the segment's first channel in the weight's input dimension
-        for layer, n in view.segments:
+        placed = _placement(view)
+        if placed is None:
+            p.unmapped = "its input's channels are reordered (a channel shuffle) out of any stride: the weight layout is not followed"
+        for s, (layer, n) in enumerate(view.segments):
             tap = p.dense.get(layer, 0)  # a layer read twice (torch.cat([x, x])) gets more taps
             p.dense[layer] = tap + taps
-            p.source(("dense", layer), params[0], tap, taps, first, view.channels)
-            first += n
+            first, stride = placed[s] if placed else (0, 1)  # its channels' places in the weight's input dimension
+            p.source(("dense", layer), params[0], tap, taps, first, view.channels, stride)
         p.biases = 1 if has_bias else 0
         if has_bias:
             p.source(("bias", "bias"), params[1], 0, 1)
@@ -339,6 +556,9 @@ class ChannelGraph:
         view = self._no_zeros(self.fit(self.view(src, where), in_channels, where), where)
         if view.channels != in_channels:
             raise self.error(f"{where}: weight has {in_channels} input channels, its input {view.channels}")
+        if depthwise and (len(view.segments) > 1 or view.order is not None):
+            self._depthwise_over_layers(out, view, taps, has_bias, params)
+            return
         if len(view.segments) != 1:
             raise self.error(f"{where}: a {what} conv over a concatenation: not supported")
         p = Pending(int(out_channels), made_by="linear", biases=1 if has_bias else 0)
@@ -348,6 +568,30 @@ class ChannelGraph:
         else:
             p.grouped[layer] = (taps, groups)
         p.source(("diagonal" if depthwise else "grouped", layer), params[0], 0, taps, 0, in_channels // groups)
+        if has_bias:
+            p.source(("bias", "bias"), params[1], 0, 1)
+        self.tensors[out] = p
+
+    def _depthwise_over_layers(self, out: str, view: View, taps: int, has_bias: bool, params: tuple) -> None:
+        """A depthwise conv over several layers, their channels in any order (ShuffleNet's over a
+        shuffled concatenation): one diagonal connection per layer onto its own channels (one
+        layer each when made; a BatchNorm after it still folds), the output in the input's order."""
+        p = Pending(view.channels, made_by="linear", biases=1 if has_bias else 0)
+        placed = _placement(view)
+        first, at = 0, {}
+        for s, (layer, n) in enumerate(view.segments):
+            if layer in at:
+                raise self.error(f"{out}: a depthwise conv over a tensor that holds a layer twice: not supported")
+            at[layer] = first
+            p.diagonal_at.append((layer, first, taps))
+            # output channel q of the conv is the tensor's channel q: where this layer's channels are
+            out_first, out_stride = placed[s] if placed else (0, 1)
+            p.source(("diagonal", layer), params[0], 0, taps, out_first=out_first, out_stride=out_stride)
+            first += n
+        if view.order is not None:
+            p.order = [at[layer] + c for layer, c in view.order]
+        if placed is None or (has_bias and view.order is not None):
+            p.unmapped = "its input's channels are reordered (a channel shuffle): the weight layout is not followed"
         if has_bias:
             p.source(("bias", "bias"), params[1], 0, 1)
         self.tensors[out] = p
@@ -364,8 +608,8 @@ class ChannelGraph:
             return
         view = self._no_zeros(self.fit(self.view(src, where), channels, where), where)
         self._check_channels(view.channels, channels, where)
-        if len(view.segments) != 1:
-            raise self.error(f"{where}: a per-channel scale of a concatenation: not supported")
+        if len(view.segments) != 1 or view.order is not None:
+            raise self.error(f"{where}: a per-channel scale of a concatenation or of reordered channels: not supported")
         layer = view.segments[0][0]
         p = Pending(view.channels, made_by="linear", diagonal={layer: 1})
         p.source(("diagonal", layer), param, 0, 1)
@@ -385,15 +629,18 @@ class ChannelGraph:
             view = self.fit(view, channels, where)
             self._check_channels(view.channels, channels, where)
         label = self.labels.get(out, out)
-        segments = []
+        segments, copy = [], {}
+        if len(set(layer for layer, _ in view.segments)) != len(view.segments) and view.order is not None:
+            raise self.error(f"{where}: a BatchNorm over reordered channels that hold a layer twice: not supported")
         for layer, n in view.segments:  # over a concatenation (DenseNet-BC): a scaled copy of each layer
-            scaled = self.new_layer(label if len(view.segments) == 1 else f"{label}.{layer}", n)
+            scaled = copy[layer] = self.new_layer(label if len(view.segments) == 1 else f"{label}.{layer}", n)
             why = f"a BatchNorm's scale and shift ({where}): functions of its parameters and running statistics"
             self._connect({"from": layer, "to": scaled, "kind": "diagonal", "taps": 1}, unmapped=why)
             self._connect({"from": "bias", "to": scaled, "kind": "dense", "taps": 1}, unmapped=why)
             segments.append((scaled, n))
         self.uses_bias = True
-        self.tensors[out] = View(segments)
+        order = None if view.order is None else [(copy[layer], c) for layer, c in view.order]
+        self.tensors[out] = View(segments, False, order)
 
     def _check_channels(self, have: int, declared: int | None, where: str) -> None:
         if declared is not None and declared != have:
@@ -412,8 +659,8 @@ class ChannelGraph:
             self.tensors[out] = p
             return
         view = self._no_zeros(self.view(src, where), where)  # read elsewhere too: a layer of its own, then x + b
-        if len(view.segments) != 1:
-            raise self.error(f"{where}: a bias added to a concatenation: not supported")
+        if len(view.segments) != 1 or view.order is not None:
+            raise self.error(f"{where}: a bias added to a concatenation or to reordered channels: not supported")
         p = Pending(view.channels, {}, [view.segments[0][0]], 1, "add")
         p.source(("bias", "bias"), param, 0, 1)
         self.tensors[out] = p
@@ -437,6 +684,9 @@ class ChannelGraph:
             raise self.error(f"{where}: operands of {sorted(channels)} channels")
         total = Pending(channels.pop(), made_by="add")
         for p in parts:
+            if (isinstance(p, View) and p.order is not None) or (isinstance(p, Pending) and (p.diagonal_at or p.order)):
+                raise self.error(f"{where}: adds a tensor whose channels are reordered (a channel shuffle) or a depthwise"
+                                 " conv over several layers: not supported")
             if isinstance(p, Pending):
                 total.unmapped = total.unmapped or p.unmapped
                 for (kind, source), found in p.sources.items():  # p's taps come after total's so far

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .channel_graph import ChannelGraph, ChannelImportError, Pending, View, per_channel
+from .channel_graph import ChannelGraph, ChannelImportError, Pending, SplitChannels, View, per_channel
 
 __all__ = ["OnnxImportError", "spec_from_onnx", "Pending", "View"]
 
@@ -53,6 +53,10 @@ PASS_THROUGH = {"Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMa
 #: the PyTorch pad tuple so: ConstantOfShape, Concat, Reshape, a reversing Slice, Transpose, Cast).
 FOLDABLE = {"ConstantOfShape", "Concat", "Reshape", "Slice", "Transpose", "Cast", "Unsqueeze", "Squeeze", "Gather", "Range",
             "Add", "Sub", "Mul", "Div", "Neg", "Expand", "Shape"}
+
+
+#: Integer arithmetic on shape values (sizes are positive: ONNX's truncating Div is a floor).
+_ARITHMETIC = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b, "Div": lambda a, b: a // b}
 
 
 class OnnxImportError(ChannelImportError):
@@ -228,12 +232,68 @@ class _Importer:
             self.g.pass_through(node.output[0], node.input[0], _where(node))
 
     def _op_Reshape(self, node) -> None:
-        """Only to N x features (a flatten before a Gemm): a shape [N | -1 | 0, F | -1], constant
-        or computed from the input's own shape (``x.view(x.size(0), -1)``)."""
+        """To N x features (a flatten before a Gemm): a shape [N | -1 | 0, F | -1], constant or
+        computed from the input's own shape (``x.view(x.size(0), -1)``); or the reshapes of a
+        channel shuffle: N x C x ... to N x g x C/g x ... and back (``_channel_reshape``)."""
         shape = self._shape_value(node.input[1]) if len(node.input) > 1 else None
+        if shape is not None and self._channel_reshape(node, shape):
+            return
         if shape is None or len(shape) != 2 or (shape[1] is not None and shape[1] != -1 and shape[1] < 1):
-            raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features (a flatten)")
+            raise OnnxImportError(f"Reshape node {node.name!r}: only to N x features (a flatten) or the reshapes of a channel"
+                                  " shuffle (N x C x ... to N x g x C/g x ... and back)")
         self.g.flatten(node.output[0], node.input[0], _where(node))
+
+    def _channel_reshape(self, node, shape: list[int | None]) -> bool:
+        """N x C x ... to N x g x C/g x ... (the channel axis split in two; the other axes keep
+        their sizes, as the element count then says) and such a tensor back to N x C x ...:
+        a channel shuffle's reshapes. False for any other reshape."""
+        src, out, where = node.input[0], node.output[0], _where(node)
+        split = self.g.tensors.get(src)
+        if isinstance(split, SplitChannels):
+            rank = self.rank.get(split.source)
+            if rank is None or len(shape) != rank or shape[1] not in (split.channels, -1, None):
+                raise OnnxImportError(f"Reshape node {node.name!r} to {shape} of a channel axis split in two: only back to the"
+                                      " shape it had")
+            self.g.join_channel_axes(out, src, where)
+            return True
+        rank, value = self.rank.get(src), self.g.tensors.get(src)
+        if rank is None or rank < 3 or len(shape) != rank + 1 or value is None or isinstance(value, SplitChannels):
+            return False
+        groups, per_group = shape[1], shape[2]
+        if not isinstance(groups, int) or groups < 1 or not (per_group in (-1, None) or groups * per_group == value.channels):
+            return False
+        self.g.split_channel_axis(out, src, where, groups)
+        return True
+
+    def _op_Transpose(self, node) -> None:
+        """The transpose of a channel shuffle: the two axes of a split channel axis exchanged."""
+        perm = list(self._attr(node, "perm", []))
+        split = self.g.tensors.get(node.input[0])
+        if not isinstance(split, SplitChannels) or perm != [0, 2, 1, *range(3, len(perm))]:
+            raise OnnxImportError(f"Transpose node {node.name!r} with perm {perm}: only exchanging the two axes of a channel"
+                                  " axis split in two (a channel shuffle)")
+        self.g.swap_channel_axes(node.output[0], node.input[0], _where(node))
+
+    def _op_Split(self, node) -> None:
+        """Along channels (``chunk`` / ``split``): each output is its channels (``select_channels``)."""
+        rank, axis = self.rank.get(node.input[0]), self._attr(node, "axis", 0)
+        if axis != 1 and not (rank is not None and axis == 1 - rank):
+            raise OnnxImportError(f"Split node {node.name!r} along axis {axis}: only along channels (axis 1)")
+        channels = self.g.view(node.input[0], _where(node)).channels
+        if len(node.input) > 1 and node.input[1]:
+            sizes = self._constant(node, 1, "split")
+        elif self._attr(node, "split", None) is not None:
+            sizes = list(self._attr(node, "split", None))
+        else:  # equal parts (num_outputs, opset 18: the last one smaller)
+            size = -(-channels // len(node.output))
+            sizes = [min(size, channels - at) for at in range(0, channels, size)]
+        if len(sizes) != len(node.output) or sum(sizes) != channels or min(sizes) < 1:
+            raise OnnxImportError(f"Split node {node.name!r}: parts of {sizes} channels for its {len(node.output)} outputs"
+                                  f" of {channels} channels")
+        first = 0
+        for out, size in zip(node.output, sizes):
+            self.g.select_channels(out, node.input[0], _where(node), first, size)
+            first += size
 
     def _fold(self, node) -> bool:
         """A node of ``FOLDABLE`` whose inputs are all constants: its outputs are constants too,
@@ -259,13 +319,31 @@ class _Importer:
 
     def _op_Slice(self, node) -> None:
         """``x[:, :, ::2, ::2]`` of maps: a subsampling of spatial axes, every channel kept
-        (channel-wise, no weights). Slicing the batch or channel axis is refused."""
+        (channel-wise, no weights); ``x[:, a:b]`` (and the legacy exporter's ``chunk``): channels
+        a .. b - 1 (``select_channels``), with any spatial slicing. The batch axis is refused."""
         rank = self.rank.get(node.input[0])
-        starts, ends = self._constant(node, 1, "starts"), self._constant(node, 2, "ends")
-        axes = self._constant(node, 3, "axes") if len(node.input) > 3 and node.input[3] else list(range(len(starts)))
-        if rank is None or rank < 3 or any(a % rank in (0, 1) for a in axes):
-            raise OnnxImportError(f"Slice node {node.name!r} over axes {axes}: only of the spatial axes of N x C x ... maps")
-        self.g.pass_through(node.output[0], node.input[0], _where(node))
+        starts, ends = self._ints(node, 1, "starts"), self._ints(node, 2, "ends")
+        axes = self._ints(node, 3, "axes") if len(node.input) > 3 and node.input[3] else list(range(len(starts)))
+        steps = self._ints(node, 4, "steps") if len(node.input) > 4 and node.input[4] else [1] * len(axes)
+        if rank is None or rank < 2 or any(a % rank == 0 for a in axes) or (rank == 2 and axes):
+            raise OnnxImportError(f"Slice node {node.name!r} over axes {axes}: only of the channel and spatial axes of N x C x ... maps")
+        channel = [k for k, a in enumerate(axes) if a % rank == 1]
+        if not channel:
+            self.g.pass_through(node.output[0], node.input[0], _where(node))
+            return
+        k = channel[0]
+        total = self.g.view(node.input[0], _where(node)).channels
+        if steps[k] != 1:
+            raise OnnxImportError(f"Slice node {node.name!r}: channels with step {steps[k]}: only a stretch of channels")
+        first, stop, _ = slice(starts[k], ends[k]).indices(total)
+        self.g.select_channels(node.output[0], node.input[0], _where(node), first, stop - first)
+
+    def _ints(self, node, k: int, what: str) -> list[int]:
+        """Input ``k`` as integers: a constant, or shape arithmetic that is known."""
+        value = self._shape_value(node.input[k]) if len(node.input) > k and node.input[k] else None
+        if value is None or None in value:
+            raise OnnxImportError(f"{node.op_type} node {node.name!r}: its {what} must be a constant")
+        return list(value)
 
     def _op_Pad(self, node) -> None:
         """Zero padding of maps: of the spatial axes, the channels pass through; of the channel
@@ -326,6 +404,16 @@ class _Importer:
             self.shapes[node.output[0]] = values[0]
         elif op == "Concat":
             self.shapes[node.output[0]] = [v for value in values for v in value]
+        elif op == "Slice" and len(values) >= 3 and all(None not in v for v in values[1:]) \
+                and (len(values) < 4 or values[3] in ([0], [-1])):  # of a shape: x.shape[1:3]
+            step = values[4][0] if len(values) > 4 else 1
+            self.shapes[node.output[0]] = values[0][slice(values[1][0], values[2][0], step)]
+        elif op in _ARITHMETIC and len(values) == 2 and 1 in (len(values[0]), len(values[1])):
+            a, b = values  # on sizes (the legacy exporter's chunk points: (C + 1) // 2 * k)
+            n = max(len(a), len(b))
+            a, b = a * n if len(a) == 1 else a, b * n if len(b) == 1 else b
+            self.shapes[node.output[0]] = [None if x is None or y is None or (op == "Div" and y == 0) else _ARITHMETIC[op](x, y)
+                                           for x, y in zip(a, b)]
         else:
             return False
         return True

@@ -26,6 +26,10 @@ ReLU (module, function, method), dropout,          pass through (channel-wise, n
 ``x[:, :, ::2, ::2]`` (spatial slices)              pass through
 ``F.pad`` with zeros                                spatial: pass through; on channels:
                                                    ``pad_channels`` (option-A shortcut)
+``x.view(n, g, C // g, ...)``, ``transpose(1, 2)``,  ``permute_channels`` (a channel shuffle)
+``view`` back to ``n, C, ...``
+``chunk`` / ``split`` along channels, ``x[:, a:b]``  ``select_channels`` (a layer held in part
+                                                   is split into two layers)
 =================================================  ==========================================
 
 Anything else (GELU, LayerNorm, attention, grouped or transposed conv, ...) is refused by its
@@ -45,7 +49,7 @@ import operator
 import sys
 
 from ..torch_fx import TorchImportError, UnsupportedOperation, UnsupportedOperations, import_torch, op_name, trace
-from .channel_graph import ChannelGraph, per_channel
+from .channel_graph import ChannelGraph, SplitChannels, per_channel
 
 __all__ = ["general_spec_from_module", "read_module"]
 
@@ -53,6 +57,9 @@ _POOLS = ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", 
           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d")
 _DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+#: Arithmetic on sizes (``num_channels // groups``): a size again, only good as a view's shape.
+_SIZE_ARITHMETIC = {operator.floordiv: operator.floordiv, operator.mul: operator.mul, operator.add: operator.add,
+                    operator.sub: operator.sub}
 
 
 #: Operations that are not positively homogeneous (f(t x) != t f(x) for t > 0), by the last part
@@ -112,6 +119,9 @@ class _Reader:
         self.spatial: set[str] = set()  # tensors known to keep spatial dimensions (N x C x ...)
         self.params: dict[str, object] = {}  # get_attr nodes: constants
         self.sizes: set[str] = set()  # .size() / .shape values (only as shapes of a view)
+        self.values: dict[str, object] = {}  # what each size node gave on the sample input (input_shape)
+        self.shapes: dict[str, tuple[int, ...]] = {}  # each tensor's shape on the sample input
+        self.channel_parts: dict[str, tuple[str, list[tuple[int, int]]]] = {}  # chunk/split -> (source, ranges)
         if input_shape is not None:
             self._propagate_shapes(input_shape)
         for node in self.traced.graph.nodes:
@@ -140,7 +150,7 @@ class _Reader:
     def _propagate_shapes(self, shape: tuple[int, ...]) -> None:
         """Run the traced model once on zeros of ``shape`` (eval mode, no grad), noting the rank of
         every tensor it makes."""
-        torch, rank = self.torch, self.rank
+        torch, rank, values, shapes = self.torch, self.rank, self.values, self.shapes
         shown = "x".join(map(str, shape))
         if len(shape) < 2 or any(d < 1 for d in shape):
             raise TorchImportError(f"input shape {shown}: need N x C x ... with every dimension >= 1")
@@ -150,6 +160,9 @@ class _Reader:
                 result = super().run_node(n)
                 if isinstance(result, torch.Tensor):
                     rank[n.name] = result.dim()
+                    shapes[n.name] = tuple(result.shape)
+                elif isinstance(result, int) or (isinstance(result, tuple) and all(isinstance(v, int) for v in result)):
+                    values[n.name] = tuple(result) if isinstance(result, tuple) else result
                 return result
 
         was = self.traced.training
@@ -188,6 +201,8 @@ class _Reader:
         """The key of a tensor argument (refused if it is not a tensor an earlier node made)."""
         if not isinstance(value, self.torch.fx.Node) or value.name in self.params or value.name in self.sizes:
             raise self.refuse(node, f" (its input {value!r} is not a computed tensor)")
+        if value.name in self.channel_parts:
+            raise self.refuse(node, " of the parts of a chunk or split (only taking one part may read them)")
         return value.name
 
     def only(self, node, *extra_ok: str) -> str:
@@ -304,8 +319,48 @@ class _Reader:
             return True
         if node.op == "call_function" and node.target is getattr and node.args[1:] == ("shape",):
             return True
+        if node.op == "call_function" and node.target in _SIZE_ARITHMETIC:
+            fx = self.torch.fx
+            args = list(node.args)
+            return (any(isinstance(a, fx.Node) and a.name in self.sizes for a in args) and not node.kwargs
+                    and all((isinstance(a, int) and not isinstance(a, bool)) or (isinstance(a, fx.Node) and a.name in self.sizes)
+                            for a in args))
         return (node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[0], self.torch.fx.Node)
                 and node.args[0].name in self.sizes)
+
+    def _dims(self, key: str):
+        """The shape of tensor ``key``: ints from the sample input, else the channel count at
+        axis 1 and ("dim", key, axis) for the others (equal only to themselves); None when its
+        rank is not known."""
+        if key in self.shapes:
+            return self.shapes[key]
+        rank = self.rank.get(key)
+        if rank is None or key not in self.g.tensors:
+            return None
+        return tuple(self.g.tensors[key].channels if axis == 1 else ("dim", key, axis) for axis in range(rank))
+
+    def _value(self, arg):
+        """What a shape argument is: an int, a symbolic dimension (``_dims``), a tuple of them,
+        or None (not known)."""
+        fx = self.torch.fx
+        if isinstance(arg, int) and not isinstance(arg, bool):
+            return arg
+        if not isinstance(arg, fx.Node):
+            return None
+        if arg.name in self.values:
+            return self.values[arg.name]
+        if arg.op == "call_method" and arg.target == "size" and isinstance(arg.args[0], fx.Node):
+            dims, axis = self._dims(arg.args[0].name), self.arg(arg, 1, "dim", None)
+            return dims if axis is None or dims is None else dims[axis]
+        if arg.op == "call_function" and arg.target is getattr and arg.args[1:] == ("shape",):
+            return self._dims(arg.args[0].name)
+        if arg.op == "call_function" and arg.target is operator.getitem:
+            whole, k = self._value(arg.args[0]), arg.args[1]
+            return whole[k] if isinstance(whole, tuple) and isinstance(k, int) and -len(whole) <= k < len(whole) else None
+        if arg.op == "call_function" and arg.target in _SIZE_ARITHMETIC:
+            a, b = (self._value(v) for v in arg.args)
+            return _SIZE_ARITHMETIC[arg.target](a, b) if isinstance(a, int) and isinstance(b, int) else None
+        return None
 
     def _is_param(self, node) -> bool:
         try:
@@ -390,8 +445,14 @@ class _Reader:
             self._inherit(out, src)
         elif target in (operator.mul, operator.imul, torch.mul) and self._scale(node):
             pass  # x * gamma: layer scale
-        elif target is operator.getitem and self._spatial_slice(node):
-            pass  # x[:, :, ::2, ::2]
+        elif target is operator.getitem and self._take_part(node):
+            pass  # x1, x2 = x.chunk(2, dim=1)
+        elif target is operator.getitem and self._slice(node):
+            pass  # x[:, :, ::2, ::2], x[:, a:b]
+        elif target in (torch.transpose, getattr(torch, "swapaxes", None), getattr(torch, "permute", None)) and self._swap(node):
+            pass  # a channel shuffle's transpose
+        elif target in (torch.chunk, torch.split):
+            self._parts(node)
         elif target is self.F.pad:
             self._pad(node)
         elif node.name in self.sizes:
@@ -401,7 +462,16 @@ class _Reader:
 
     def _method(self, node) -> None:
         name, g = node.target, self.g
-        if name in ("relu", "relu_", "contiguous"):
+        src = node.args[0] if node.args else None
+        if name == "contiguous" and self._split(src) is not None:
+            g.tensors[node.name] = g.tensors[src.name]
+        elif name in ("transpose", "swapaxes", "permute") and self._swap(node):
+            pass  # a channel shuffle's transpose
+        elif name in ("chunk", "split"):
+            self._parts(node)
+        elif name in ("view", "reshape") and self._channel_view(node):
+            pass  # a channel shuffle's views
+        elif name in ("relu", "relu_", "contiguous"):
             src = self.only(node)
             g.pass_through(node.name, src, self.where(node))
             self._inherit(node.name, src)
@@ -443,17 +513,118 @@ class _Reader:
         self._inherit(node.name, other.name)
         return True
 
-    def _spatial_slice(self, node) -> bool:
-        """``x[:, :, ::2, ::2]``: every channel, a subsampling of the spatial axes (channel-wise,
-        no weights). False for any other index (refused by the caller)."""
+    def _slice(self, node) -> bool:
+        """``x[:, :, ::2, ::2]`` (every channel, a subsampling of the spatial axes: channel-wise, no
+        weights) and ``x[:, a:b, ...]`` (channels a .. b - 1: ``select_channels``). False for any
+        other index (refused by the caller)."""
         src, index = node.args[0], node.args[1]
         if not isinstance(src, self.torch.fx.Node) or src.name not in self.g.tensors or not isinstance(index, tuple):
             return False
         full = slice(None, None, None)
-        if len(index) < 3 or index[:2] != (full, full) or not all(isinstance(i, slice) for i in index[2:]):
+        if len(index) < 2 or index[0] != full or not all(isinstance(i, slice) for i in index[1:]):
             return False
-        self.g.pass_through(node.name, self.tensor(node, src), self.where(node))
+        key, channels = self.tensor(node, src), index[1]
+        if channels == full:
+            self.g.pass_through(node.name, key, self.where(node))
+        else:
+            if channels.step not in (None, 1) or not all(v is None or isinstance(v, int) for v in (channels.start, channels.stop)):
+                return False
+            first, stop, _ = channels.indices(self.g.view(key, self.where(node)).channels)
+            self.g.select_channels(node.name, key, self.where(node), first, stop - first)
         self._inherit(node.name, src.name)
+        return True
+
+    def _channel_axis(self, node, dim, key: str) -> bool:
+        rank = self.rank.get(key)
+        return isinstance(dim, int) and not isinstance(dim, bool) and (dim == 1 or (rank is not None and dim == 1 - rank))
+
+    def _parts(self, node) -> None:
+        """``x.chunk(k, dim=1)``, ``torch.split(x, size or sizes, dim=1)``: the channel ranges of
+        the parts, each taken by a getitem (``_take_part``)."""
+        key = self.tensor(node, node.args[0] if node.args else node.kwargs.get("input", node.kwargs.get("tensor")))
+        how = self.arg(node, 1, "chunks" if "chunk" in op_name(node) else "split_size_or_sections", None)
+        if how is None:
+            how = node.kwargs.get("split_size", node.kwargs.get("sections"))
+        dim = self.arg(node, 2, "dim", 0)
+        if not self._channel_axis(node, dim, key):
+            raise self.refuse(node, f" along dim={dim!r}: only along channels (dim=1)")
+        channels = self.g.view(key, self.where(node)).channels
+        if "chunk" in op_name(node) and isinstance(how, int) and how >= 1:
+            size = -(-channels // how)
+            sizes = [min(size, channels - at) for at in range(0, channels, size)]
+        elif isinstance(how, int) and how >= 1:
+            sizes = [min(how, channels - at) for at in range(0, channels, how)]
+        elif isinstance(how, (list, tuple)) and all(isinstance(v, int) and v >= 0 for v in how) and sum(how) == channels:
+            sizes = list(how)
+        else:
+            raise self.refuse(node, f" into {how!r}: only a constant number of parts or sizes adding up to {channels} channels")
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        self.channel_parts[node.name] = (key, list(zip(starts, sizes)))
+
+    def _take_part(self, node) -> bool:
+        """Part k of a chunk or split: its channels (``select_channels``)."""
+        whole, k = node.args[0], node.args[1]
+        if not isinstance(whole, self.torch.fx.Node) or whole.name not in self.channel_parts:
+            return False
+        key, ranges = self.channel_parts[whole.name]
+        if not isinstance(k, int) or not -len(ranges) <= k < len(ranges):
+            raise self.refuse(node, f" [{k!r}] of {len(ranges)} parts")
+        first, count = ranges[k]
+        if count == 0:
+            raise self.refuse(node, ": an empty part")
+        self.g.select_channels(node.name, key, self.where(node), first, count)
+        self._inherit(node.name, key)
+        return True
+
+    def _split(self, node):
+        """The ``SplitChannels`` a node made (the first view of a channel shuffle), else None."""
+        value = self.g.tensors.get(getattr(node, "name", None))
+        return value if isinstance(value, SplitChannels) else None
+
+    def _channel_view(self, node) -> bool:
+        """The views of a channel shuffle: ``x.view(n, g, C // g, *spatial)`` splits the channel
+        axis in two (``split_channel_axis``), and ``view(n, C, *spatial)`` of such a tensor joins
+        them again (``join_channel_axes``), a permutation of the channels when a transpose swapped
+        them. False for any other view (the caller goes on)."""
+        fx = self.torch.fx
+        src = node.args[0] if node.args else None
+        if not isinstance(src, fx.Node) or node.kwargs:
+            return False
+        shape = list(node.args[1]) if len(node.args) == 2 and isinstance(node.args[1], (list, tuple)) else list(node.args[1:])
+        values = [self._value(v) for v in shape]
+        split = self._split(src)
+        if split is not None:
+            dims = self._dims(split.source)
+            if dims is None or len(values) != len(dims) or values[1] not in (split.channels, -1) or list(values[2:]) != list(dims[2:]):
+                raise self.refuse(node, f" to {tuple(values)!r} of a channel axis split in two: only back to the shape it had")
+            self.g.join_channel_axes(node.name, src.name, self.where(node))
+            self._inherit(node.name, split.source)
+            return True
+        if src.name not in self.g.tensors or src.name in self.channel_parts:
+            return False
+        dims = self._dims(src.name)
+        if dims is None or len(values) != len(dims) + 1 or len(dims) < 3:
+            return False
+        groups, per_group = values[1], values[2]
+        if not (isinstance(groups, int) and isinstance(per_group, int) and groups >= 1 and per_group >= 1
+                and groups * per_group == dims[1] and list(values[3:]) == list(dims[2:]) and values[0] in (dims[0], -1)):
+            return False
+        self.g.split_channel_axis(node.name, self.tensor(node, src), self.where(node), groups)
+        return True
+
+    def _swap(self, node) -> bool:
+        """``transpose(1, 2)`` (or ``permute(0, 2, 1, ...)``) of a channel axis split in two."""
+        src = node.args[0] if node.args else None
+        split = self._split(src)
+        if split is None:
+            return False
+        rank = len(self._dims(split.source) or ()) + 1
+        axes = [a % rank if isinstance(a, int) else a for a in
+                (list(node.args[1]) if len(node.args) == 2 and isinstance(node.args[1], (list, tuple)) else list(node.args[1:]))]
+        name = op_name(node).rsplit(".", 1)[-1]
+        if not ((name in ("transpose", "swapaxes") and sorted(axes) == [1, 2]) or (name == "permute" and axes == [0, 2, 1, *range(3, rank)])):
+            raise self.refuse(node, f" with axes {tuple(axes)!r} of a channel axis split in two: only swapping the two (1, 2)")
+        self.g.swap_channel_axes(node.name, src.name, self.where(node))
         return True
 
     def _pad(self, node) -> None:
@@ -500,6 +671,12 @@ class _Reader:
             self.g.flatten(node.name, src, self.where(node))
 
     def _flatten(self, node, start, end) -> None:
+        src = node.args[0] if node.args else None
+        split = self._split(src)
+        if split is not None and (start, end) == (1, 2):
+            self.g.join_channel_axes(node.name, src.name, self.where(node))
+            self._inherit(node.name, split.source)
+            return
         if (start, end) != (1, -1):
             raise self.refuse(node, f" with start_dim={start}, end_dim={end}: only from dimension 1 to the end")
         self.g.flatten(node.name, self.only(node, "start_dim", "end_dim"), self.where(node))

@@ -84,8 +84,7 @@ class ParameterMap:
                 if s.param not in named:
                     raise GSGDError(f"G-SGD cannot train {source}: {s.param} (the weights of {where}) is not a trainable parameter")
                 rows = (t >= s.tap) & (t < s.tap + s.taps)
-                flat = (s.out_first + j[rows]) * (s.in_channels * s.taps) + ((s.channel + i[rows]) % s.in_channels) * s.taps \
-                    + (t[rows] - s.tap)
+                flat = s.elements(i[rows], j[rows], t[rows])
                 numel = named[s.param].numel()
                 if flat.size and int(flat.max()) >= numel:
                     raise GSGDError(f"G-SGD cannot train {source}: {s.param} has {numel} elements, fewer than the weights of {where}")
