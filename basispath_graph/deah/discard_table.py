@@ -63,6 +63,42 @@ class _Part:
     hop: tuple[int, int] | None = None  # the new hop (hop rule only)
     partners: np.ndarray | None = None  # per row: its twin, the kept row X_r(f) sharing its new-hop weight
 
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def rows_of(self, which: slice) -> np.ndarray:
+        return self.rows[which]
+
+    def codes_of(self, which: slice) -> np.ndarray:
+        return self.codes[which]
+
+    def partners_of(self, which: slice, block) -> np.ndarray:
+        return self.partners[which]
+
+
+class _EarPart(_Part):
+    """An ear's discards described (``subroutine_rows.EarRows``): rows, rules and twins made from
+    their index when read, O(w_a) numbers held instead of three arrays of |B_r|."""
+
+    def __init__(self, idx: int, hop: tuple[int, int], ear):
+        self.idx, self.hop, self.ear, self.steps = idx, hop, ear, ("prefix", "suffix")
+
+    def __len__(self) -> int:
+        return self.ear.discard_count
+
+    def _range(self, which: slice) -> tuple[int, int]:
+        start, stop, _ = which.indices(len(self))
+        return start, max(start, stop)
+
+    def rows_of(self, which: slice) -> np.ndarray:
+        return self.ear.discard_rows(*self._range(which))
+
+    def codes_of(self, which: slice) -> np.ndarray:
+        return (self.rows_of(which) >= self.ear.first_suffix).astype(np.int8)  # "prefix" 0, "suffix" 1
+
+    def partners_of(self, which: slice, block) -> np.ndarray:
+        return self.ear.twins(block.take(self.rows_of(which)))
+
 
 @dataclass
 class PartArrays:
@@ -114,10 +150,15 @@ class DiscardTable(RecordSequence):
         codes = np.where(same_prefix, 1, 0).astype(np.int8)
         self._add(_Part(idx, np.asarray(rows, dtype=np.int64), ("prefix", "suffix"), codes, hop, partners))
 
+    def add_ear(self, idx: int, hop: tuple[int, int], ear) -> None:
+        """An ear's discards, described (``subroutine_rows.EarRows``): the same records as
+        ``add_hop`` gives for them, in the same (ascending row) order."""
+        self._add(_EarPart(idx, hop, ear))
+
     def _add(self, part: _Part) -> None:
-        if len(part.rows):
+        if len(part):
             self._parts.append(part)
-            self._starts.append(self._starts[-1] + len(part.rows))
+            self._starts.append(self._starts[-1] + len(part))
 
     def __len__(self) -> int:
         return self._starts[-1]
@@ -132,16 +173,16 @@ class DiscardTable(RecordSequence):
 
     def _materialise(self, part: _Part, which: slice) -> Iterator[HopDiscard | LocalDiscard]:
         net, block, idx = self.network, self.bases[part.idx], part.idx
-        rows = part.rows[which]
+        rows = part.rows_of(which)
         if part.hop is None:
             for r in rows.tolist():
                 yield LocalDiscard(idx, r)
             return
-        steps = [part.steps[c] for c in part.codes[which].tolist()]
+        steps = [part.steps[c] for c in part.codes_of(which).tolist()]
         mine = net.weight_ids(block.take(rows))
         hop = part.hop
         j = block.layers.index(hop[0])
-        twins = part.partners[which]
+        twins = part.partners_of(which, block)
         theirs = net.weight_ids(block.take(twins))
         same = mine == theirs
         for r, twin, step, m_row, t_row, s_row in zip(
@@ -158,28 +199,42 @@ class DiscardTable(RecordSequence):
         """The records' fields part by part as arrays, in table order (the store writer's bulk
         read: what ``__iter__`` yields, without an object per discard)."""
         net = self.network
+        everything = slice(None)
         for part in self._parts:
             block = self.bases[part.idx]
-            steps = np.array(part.steps, dtype=object)[part.codes]
+            rows = part.rows_of(everything)
+            steps = np.array(part.steps, dtype=object)[part.codes_of(everything)]
             if part.hop is None:
-                yield PartArrays(part.idx, part.rows, steps, block)
+                yield PartArrays(part.idx, rows, steps, block)
                 continue
-            mine = net.weight_ids(block.take(part.rows))
-            theirs = net.weight_ids(block.take(part.partners))
+            partners = part.partners_of(everything, block)
+            mine = net.weight_ids(block.take(rows))
+            theirs = net.weight_ids(block.take(partners))
             j = block.layers.index(part.hop[0])
-            yield PartArrays(part.idx, part.rows, steps, block, part.hop, mine[:, j], part.partners, mine, theirs)
+            yield PartArrays(part.idx, rows, steps, block, part.hop, mine[:, j], partners, mine, theirs)
 
     def step_counts(self) -> Counter:
         out: Counter = Counter()
         for part in self._parts:
+            if isinstance(part, _EarPart):  # counted from the description
+                for step, n in (("prefix", part.ear.prefix_count), ("suffix", part.ear.discard_count - part.ear.prefix_count)):
+                    if n:
+                        out[step] += n
+                continue
             for code, n in zip(*np.unique(part.codes, return_counts=True)):
                 out[part.steps[int(code)]] += int(n)
         return out
 
+    def locate(self, k: int) -> tuple[int, int]:
+        """(substructure, row in its B_r) of discard k."""
+        p = bisect_right(self._starts, k) - 1
+        at = k - self._starts[p]
+        return self._parts[p].idx, int(self._parts[p].rows_of(slice(at, at + 1))[0])
+
     def substructures(self) -> np.ndarray:
         """Substructure of every discard, in table order."""
-        return np.concatenate([np.full(len(p.rows), p.idx, dtype=np.int64) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
+        return np.concatenate([np.full(len(p), p.idx, dtype=np.int64) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
 
     def rows(self) -> np.ndarray:
         """Row in its substructure's B_r of every discard, in table order."""
-        return np.concatenate([p.rows for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
+        return np.concatenate([p.rows_of(slice(None)) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)

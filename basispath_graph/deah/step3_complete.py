@@ -34,6 +34,7 @@ from ..linalg.elimination import forest_in_order, independent_in_order
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
 from .step3_sdvchain import Step3Result
+from .subroutine_rows import SubroutineRows, ear_rows
 from .walks import ChoiceWalks, owner_rows, route_hops
 
 __all__ = ["COMPLETE_STEPS", "BlockPlan", "CompleteStep3", "LayerDebt", "PaidDebt", "ear_order", "plan_blocks", "run_step3_complete"]
@@ -89,18 +90,6 @@ def _ear_order(layers_of: dict[int, tuple[int, ...]], selected: list[int]) -> tu
         order.append(pick)
         rest.remove(pick)
     return order, news_of
-
-
-def _hop_discards(table: DiscardTable, idx: int, block: PathBlock, hop: tuple[int, int], j: int, keep: np.ndarray, wb: int) -> None:
-    """Discards of the hop rule: each row shares its new-hop weight f with the kept X_r(f)."""
-    nodes = block.nodes
-    kept_rows = np.flatnonzero(keep)
-    partner_of = np.empty(len(kept_rows), dtype=np.int64)
-    partner_of[nodes[kept_rows, j] * wb + nodes[kept_rows, j + 1]] = kept_rows
-    drop = np.flatnonzero(~keep)
-    partners = partner_of[nodes[drop, j] * wb + nodes[drop, j + 1]]
-    same_prefix = np.all(nodes[drop, : j + 1] == nodes[partners, : j + 1], axis=1)
-    table.add_hop(idx, drop, hop, partners, same_prefix)
 
 
 @dataclass
@@ -312,11 +301,12 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
         if plan.rule == "p0":
             keep = np.ones(len(block), dtype=bool)
         elif plan.rule == "ear":
-            j, keep = owner_rows(block, news[0], chains)
-            expected = network.widths[news[0][0]] * network.widths[news[0][1]]
-            if int(keep.sum()) != expected:  # Subroutine's output always has them; say so if not
-                raise AssertionError(f"{block.layers}: {int(keep.sum())} owner rows for {news[0]}, expected {expected}")
-            _hop_discards(discards, idx, block, news[0], j, keep, network.widths[news[0][1]])
+            # B_r's owners and discards by index arithmetic on Subroutine's row order
+            # (subroutine_rows.py): no row is looked up
+            ear = ear_rows(SubroutineRows(network, block.layers, rule), news[0])
+            keep = np.zeros(len(block), dtype=bool)
+            keep[ear.kept] = True
+            discards.add_ear(idx, news[0], ear)
         else:
             # X_r(f) rows of the new hops first (they carry the new weights), then the rest.
             first = np.zeros(len(block), dtype=bool)

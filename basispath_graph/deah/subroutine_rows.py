@@ -1,0 +1,149 @@
+"""Subroutine's basis B_r described, not listed: any row made from its index, in O(route) numbers.
+
+Subroutine (``subroutine.py``) lists B_r as rows in a fixed order: first the w_0 all-direct
+paths (row x starts at neuron x of layer 0 and follows direct edges), then, hop by hop along the
+route, one row per cross edge (u, v) of that hop, sources ascending and targets ascending (the
+*section* of the hop): p*(u) + (u, v) + the direct walk from v, where p*(u) = in_r(u) is the
+predecessor walk to u. So row q is a function of q and the choice rule alone:
+
+- q < w_0: the direct walk from neuron q of layer 0;
+- else, in the section of hop k (q - start_k = u * (w_b - 1) + t): the cross edge (u, v) with
+  v = t if t < direct(u) else t + 1, the predecessor walk back from u, the direct walk on from v.
+
+``SubroutineRows`` holds the route, the section starts and, per route position, the row index of
+each neuron's p* (what Subroutine's ``pstar`` tracks): w_a numbers per layer. ``take(rows)`` makes
+any rows as a ``PathBlock`` (grouped by section, vectorised); ``len`` is |B_r| without making any.
+tests/test_subroutine_rows.py checks every row against ``subroutine``'s listing.
+
+For an ear (docs/deah-complete.md) this gives its kept rows and discards by index arithmetic
+(``ear_rows``): the owners X_r(f) of the new hop h = route[j] -> route[j + 1] are the rows p*(u)
+of layer route[j] (continuing over their direct edge: f = (u, direct(u))) and the whole section
+of h (f a cross edge); the other rows made before h differ from their owner before h ("prefix"),
+the rows made after h only after it ("suffix").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..choices import ChoiceRule
+from ..network import Network, PathBlock
+
+__all__ = ["EarRows", "SubroutineRows", "ear_rows"]
+
+
+class SubroutineRows:
+    """B_r of the route ``layers`` (Subroutine's rows, in its order), made on demand."""
+
+    def __init__(self, network: Network, layers, rule: ChoiceRule):
+        self.network, self.rule = network, rule
+        self.layers = tuple(int(l) for l in layers)
+        w = network.widths
+        hops = list(zip(self.layers, self.layers[1:]))
+        self.direct = [rule.direct(a, b, np.arange(w[a])) for a, b in hops]  # per hop: target of each source's direct edge
+        self.pred = [rule.predecessor(a, b, np.arange(w[b])) for a, b in hops]  # per hop: each target's predecessor
+        sizes = [w[self.layers[0]]] + [w[a] * (w[b] - 1) for a, b in hops]
+        self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)  # section k + 1 is hop k's
+        # row of p*(v) for every neuron v at each route position (Subroutine's pstar)
+        pstar = [np.arange(w[self.layers[0]], dtype=np.int64)]
+        for k, (a, b) in enumerate(hops):
+            ends = np.arange(w[b], dtype=np.int64)
+            p = self.pred[k]
+            d = self.direct[k][p]
+            cross = self.starts[k + 1] + p * (w[b] - 1) + np.where(ends < d, ends, ends - 1)
+            pstar.append(np.where(d == ends, pstar[-1][p], cross))
+        self.pstar = pstar
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """Every row (listed: only for small B_r and code that needs the whole array)."""
+        return self.take(np.arange(len(self), dtype=np.int64)).nodes
+
+    def backward(self, position: int, ends: np.ndarray) -> np.ndarray:
+        """in_r: the predecessor walks to ``ends`` (neurons at route position ``position``),
+        shape (len(ends), position + 1)."""
+        cols = [np.asarray(ends, dtype=np.int64)]
+        for k in range(position - 1, -1, -1):
+            cols.append(self.pred[k][cols[-1]])
+        return np.stack(cols[::-1], axis=1)
+
+    def forward(self, position: int, starts: np.ndarray) -> np.ndarray:
+        """out_r: the direct walks from ``starts`` (neurons at route position ``position``) to
+        the route's end, shape (len(starts), len(route) - position)."""
+        cols = [np.asarray(starts, dtype=np.int64)]
+        for k in range(position, len(self.layers) - 1):
+            cols.append(self.direct[k][cols[-1]])
+        return np.stack(cols, axis=1)
+
+    def take(self, index) -> PathBlock:
+        """Rows ``index`` (indices into B_r, any order) as a block."""
+        rows = np.asarray(index, dtype=np.int64).reshape(-1)
+        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
+            raise IndexError(f"row {int(rows.max() if rows.max() >= len(self) else rows.min())} of {len(self)}")
+        out = np.empty((len(rows), len(self.layers)), dtype=np.int64)
+        section = np.searchsorted(self.starts, rows, side="right") - 1
+        w = self.network.widths
+        for s in np.unique(section).tolist():
+            at = np.flatnonzero(section == s)
+            pos = rows[at] - self.starts[s]
+            if s == 0:  # the all-direct paths
+                out[at] = self.forward(0, pos)
+                continue
+            k = s - 1  # hop k: route[k] -> route[k + 1]
+            wb = w[self.layers[k + 1]]
+            u, t = np.divmod(pos, wb - 1)
+            v = np.where(t < self.direct[k][u], t, t + 1)
+            out[at, : k + 1] = self.backward(k, u)
+            out[at, k + 1:] = self.forward(k + 1, v)
+        return PathBlock(self.layers, out)
+
+    def owner_rows(self, j: int) -> np.ndarray:
+        """Row of X_r(f) for every weight f = (u, v) of hop j (route[j] -> route[j + 1]), as a
+        (w_a, w_b) table: the section's row for a cross edge, p*(u)'s row for the direct one."""
+        w = self.network.widths
+        wa, wb = w[self.layers[j]], w[self.layers[j + 1]]
+        v = np.arange(wb, dtype=np.int64)[None, :]
+        d = self.direct[j][:, None]
+        table = self.starts[j + 1] + np.arange(wa, dtype=np.int64)[:, None] * (wb - 1) + np.where(v < d, v, v - 1)
+        return np.where(v == d, self.pstar[j][:, None], table)
+
+
+class EarRows:
+    """An ear's rows of B_r by index (``ear_rows``): ``kept`` (ascending), and the discards: the
+    rows before ``first_suffix`` that are not kept ("prefix"), then every row from
+    ``first_suffix`` on ("suffix"), in ascending order."""
+
+    def __init__(self, rows: SubroutineRows, j: int):
+        self.rows, self.j = rows, j
+        self.owners = rows.owner_rows(j)
+        section_start, section_end = int(rows.starts[j + 1]), int(rows.starts[j + 2])
+        self.kept = np.concatenate([np.sort(rows.pstar[j]), np.arange(section_start, section_end, dtype=np.int64)])
+        self.first_suffix = section_end
+        self.prefix_count = section_start - len(rows.pstar[j])
+        self.discard_count = len(rows) - len(self.kept)
+
+    def discard_rows(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Rows of discards start .. stop - 1 (in ascending row order, the prefix ones first)."""
+        stop = self.discard_count if stop is None else stop
+        k = np.arange(start, stop, dtype=np.int64)
+        out = k + (self.first_suffix - self.prefix_count)  # suffix discards: every row from first_suffix on
+        pre = k < self.prefix_count
+        # prefix discards: row r is the k-th row below the section that is no p* row
+        holes = np.sort(self.rows.pstar[self.j]) - np.arange(len(self.rows.pstar[self.j]), dtype=np.int64)
+        out[pre] = k[pre] + np.searchsorted(holes, k[pre], side="right")
+        return out
+
+    def twins(self, block: PathBlock) -> np.ndarray:
+        """Row of the owner X_r(f) of each row of ``block`` (rows of B_r), f its weight on the hop."""
+        return self.owners[block.nodes[:, self.j], block.nodes[:, self.j + 1]]
+
+
+def ear_rows(rows: SubroutineRows, hop: tuple[int, int]) -> EarRows:
+    """The kept rows and discards of an ear whose new hop is ``hop`` (a pair of its route)."""
+    j = rows.layers.index(hop[0])
+    if rows.layers[j + 1] != hop[1]:
+        raise ValueError(f"{hop} is not a hop of the route {rows.layers}")
+    return EarRows(rows, j)
