@@ -10,11 +10,11 @@ certificate: integer coefficients over the final basis, checked by vector additi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from .choices import ChoiceRule
+from .deah.ear_certificate import certify_ear_union
 from .deah.engine import DeahResult, run_deah
 from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
@@ -76,6 +76,17 @@ def _repair(network: Network, deah: DeahResult, seed: int):
                 extra.append(block.take(rows))
                 repairs.extend(Repair("add", block.layers, tuple(block.nodes[r].tolist()), None) for r in rows)
     return kept, readmitted, extra, repairs
+
+
+def _certify_raw(network: Network, deah: DeahResult, blocks: list[PathBlock]) -> Verdict:
+    """The exact verdict on DEAH's union: from its description when deah-complete's blocks are
+    all p_0 or ears (``deah.ear_certificate``), else by the explicit certifier."""
+    step3 = deah.step3
+    if getattr(step3, "ears", None) is not None and step3.ear_orderable:
+        order = step3.order
+        return certify_ear_union(network, step3.described[order[0]],
+                                 [(step3.described[idx], step3.ears[idx]) for idx in order[1:]], blocks)
+    return certify(network, blocks)
 
 
 def solve(
@@ -161,7 +172,7 @@ def solve(
     )
     raw = deah.kept_blocks()
     with timer.stage("certify"):
-        raw_verdict = certify(network, [b for _, b in raw])
+        raw_verdict = _certify_raw(network, deah, [b for _, b in raw])
 
     repairs: list[Repair] = []
     readmitted: set[tuple[int, int]] = set()

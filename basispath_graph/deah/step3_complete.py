@@ -34,7 +34,7 @@ from ..linalg.elimination import forest_in_order, independent_in_order
 from .step1_substructures import Step1Result
 from .discard_table import DiscardTable
 from .step3_sdvchain import Step3Result
-from .subroutine_rows import SubroutineRows, ear_rows
+from .subroutine_rows import EarRows, SubroutineRows, ear_rows
 from .walks import ChoiceWalks, owner_rows, route_hops
 
 __all__ = ["COMPLETE_STEPS", "BlockPlan", "CompleteStep3", "LayerDebt", "PaidDebt", "ear_order", "plan_blocks", "run_step3_complete"]
@@ -56,6 +56,10 @@ class CompleteStep3(Step3Result):
     # idx -> debts paid by that local block, as (layer, into hops, out-of hops) when paid: its
     # phi_z witness coordinates, in the order WitnessCertificates numbers them (witness_certificates.py)
     paid_debts: dict[int, list[tuple[int, frozenset, frozenset]]] = field(default_factory=dict)
+    # B_r described (p_0 and the ears): Subroutine's rows by index, and each ear's kept rows and
+    # discards by index arithmetic (subroutine_rows.py); what ear_certificate certifies from
+    described: dict[int, SubroutineRows] = field(default_factory=dict)
+    ears: dict[int, EarRows] = field(default_factory=dict)
 
     @property
     def ear_orderable(self) -> bool:
@@ -296,14 +300,18 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     chains = ChoiceWalks(network, rule)
     alive: dict[int, np.ndarray] = {}
     discards = DiscardTable(network, bases)
+    described: dict[int, SubroutineRows] = {}
+    ears: dict[int, EarRows] = {}
     for plan in plans:
         idx, block, news, paying = plan.idx, bases[plan.idx], list(plan.new_hops), list(plan.paid)
         if plan.rule == "p0":
             keep = np.ones(len(block), dtype=bool)
+            described[idx] = SubroutineRows(network, block.layers, rule)
         elif plan.rule == "ear":
             # B_r's owners and discards by index arithmetic on Subroutine's row order
             # (subroutine_rows.py): no row is looked up
-            ear = ear_rows(SubroutineRows(network, block.layers, rule), news[0])
+            described[idx] = SubroutineRows(network, block.layers, rule)
+            ear = ears[idx] = ear_rows(described[idx], news[0])
             keep = np.zeros(len(block), dtype=bool)
             keep[ear.kept] = True
             discards.add_ear(idx, news[0], ear)
@@ -323,4 +331,4 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
     news_of = {p.idx: list(p.new_hops) for p in plans}
     rules = {p.idx: p.rule for p in plans}
     paid_debts = {p.idx: [(d.layer, d.into, d.out_of) for d in p.paid] for p in plans if p.rule == "local"}
-    return CompleteStep3([], [], alive, discards, 0, order, news_of, rules, paid_debts)
+    return CompleteStep3([], [], alive, discards, 0, order, news_of, rules, paid_debts, described, ears)

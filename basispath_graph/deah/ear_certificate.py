@@ -1,0 +1,95 @@
+"""Exact certification of deah-complete's kept set from its description, when every block is p_0
+or an ear (docs/deah-complete.md), without listing the kept paths.
+
+The kept set is B_0 (all of Subroutine's rows of p_0's route) and, per ear r in the ear order,
+the owners X_r(f) of every weight f of its new hop h_r (``subroutine_rows.EarRows``). It is a
+basis path set when:
+
+1. **Routes and rule.** Every route runs from the input layer to the output layer over
+   connected layer pairs; the choice rule's direct and predecessor maps are in range. Every row
+   is then a path: a predecessor walk, one edge, a direct walk (``SubroutineRows.take``).
+2. **B_0, peeled.** A row of B_0 made at a cross edge f that is no designated edge (no
+   predecessor edge, and cross edges are no direct edges) is the only kept path holding f: other
+   rows of B_0 hold f only if made at it, and every row of every block holds, off its own edge,
+   designated edges only (walks of the same rule; an ear's edge is on its new hop, no hop of
+   p_0). A row with a weight of its own is independent of all the others, so B_0's other rows,
+   the all-direct rows and those made at predecessor edges (at most one per neuron), are listed
+   and their rank taken exactly (``verify.rank.rank_of``).
+3. **Ears.** h_r is a hop of no route before r, and r's kept rows own each weight of h_r once
+   (the owner table is a bijection onto them). In a combination of kept paths that vanishes,
+   take the last ear with a non-zero coefficient: on h_r's weights only its own rows are
+   non-zero, one per weight with coefficient 1, so all of its coefficients vanish.
+4. **Count.** |B_0| + sum of w_a * w_b over the ears = m - H.
+
+(1)-(4) prove the kept set independent with m - H paths. Any failed premise falls back to the
+explicit certifier (``verify.certify`` over the listed paths), whose verdict names the defect:
+the description proves, it never refuses on its own. tests/test_ear_certificate.py compares the
+verdict with the explicit one on random networks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..network import Network, PathBlock
+from ..verify import Verdict
+from ..verify.rank import rank_of
+from .subroutine_rows import EarRows, SubroutineRows
+
+__all__ = ["certify_ear_union"]
+
+
+def _route_problem(network: Network, rows: SubroutineRows) -> str | None:
+    layers, w = rows.layers, network.widths
+    if layers[0] != 0 or layers[-1] != network.L or any(b <= a for a, b in zip(layers, layers[1:])):
+        return f"route {layers} does not run from layer 0 to layer {network.L}"
+    pairs = set(network.pairs)
+    for k, (a, b) in enumerate(zip(layers, layers[1:])):
+        if (a, b) not in pairs:
+            return f"route {layers}: layers {a}, {b} are not connected"
+        if len(rows.direct[k]) != w[a] or len(rows.pred[k]) != w[b] or \
+                (w[a] and not 0 <= rows.direct[k].min() <= rows.direct[k].max() < w[b]) or \
+                (w[b] and not 0 <= rows.pred[k].min() <= rows.pred[k].max() < w[a]):
+            return f"route {layers}: the choice rule is out of range on hop {a} -> {b}"
+    return None
+
+
+def _b0_listed_rows(rows: SubroutineRows) -> np.ndarray:
+    """Rows of B_0 that hold no weight of their own: the all-direct rows and the rows made at a
+    predecessor edge (a cross edge (pred(v), v) with v not its source's direct target)."""
+    w = rows.network.widths
+    out = [np.arange(int(rows.starts[1]), dtype=np.int64)]
+    for k, (a, b) in enumerate(zip(rows.layers, rows.layers[1:])):
+        v = np.arange(w[b], dtype=np.int64)
+        u = rows.pred[k]
+        d = rows.direct[k][u]
+        cross = v != d
+        out.append(rows.starts[k + 1] + u[cross] * (w[b] - 1) + np.where(v[cross] < d[cross], v[cross], v[cross] - 1))
+    return np.unique(np.concatenate(out))
+
+
+def certify_ear_union(network: Network, p0: SubroutineRows, ears: list[tuple[SubroutineRows, EarRows]],
+                      listed: list[PathBlock]) -> Verdict:
+    """The exact verdict on B_0 plus the ears' kept rows (see the module doc). ``listed``: the
+    kept blocks in basis order, read only when a premise fails (the explicit certifier decides)."""
+    expected = network.basis_size
+    size = len(p0) + sum(len(ear.kept) for _, ear in ears)
+
+    def explicit() -> Verdict:
+        from ..verify import certify
+        return certify(network, listed)
+
+    if any(_route_problem(network, rows) for rows in [p0] + [r for r, _ in ears]) or size != expected:
+        return explicit()
+    seen = set(zip(p0.layers, p0.layers[1:]))
+    w = network.widths
+    for rows, ear in ears:
+        a, b = rows.layers[ear.j], rows.layers[ear.j + 1]
+        owners = np.sort(ear.owners.ravel())
+        if (a, b) in seen or len(ear.kept) != w[a] * w[b] or not np.array_equal(owners, ear.kept):
+            return explicit()
+        seen.update(zip(rows.layers, rows.layers[1:]))
+    residue = _b0_listed_rows(p0)
+    if rank_of(network, [p0.take(residue)]) != len(residue):
+        return explicit()
+    return Verdict(True, None, size, expected, size)
