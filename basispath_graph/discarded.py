@@ -32,37 +32,60 @@ class DiscardedPath:
 
 
 class DiscardedList(RecordSequence):
-    """deah-complete's discards in Step 3's order, kept as arrays."""
+    """deah-complete's discards in Step 3's order, kept as arrays. The certificates are CSR arrays
+    set by ``solve`` (``set_certificates``), or, for a described run, made for each discard when it
+    is read (``on_demand``: an object with ``certificate(k)``; ``deah.on_demand_certificates``)."""
 
     def __init__(self, bases: dict[int, PathBlock], table: DiscardTable):
         self.bases, self.table = bases, table
-        self.subs = table.substructures()
-        self.rows = table.rows()
+        self._subs = self._rows = None
         # Certificates, CSR: discard k has basis indices idx[ptr[k]:ptr[k+1]] with coefficients.
-        self.ptr = np.zeros(len(self.rows) + 1, dtype=np.int64)
+        self.ptr: np.ndarray | None = None
         self.idx = np.zeros(0, dtype=np.int64)
         self.coef = np.zeros(0, dtype=np.int64)
+        self.on_demand = None
+
+    @property
+    def subs(self) -> np.ndarray:
+        """Substructure of every discard (listed when first read)."""
+        if self._subs is None:
+            self._subs = self.table.substructures()
+        return self._subs
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Row in its B_r of every discard (listed when first read)."""
+        if self._rows is None:
+            self._rows = self.table.rows()
+        return self._rows
 
     def set_certificates(self, ptr: np.ndarray, idx: np.ndarray, coef: np.ndarray) -> None:
         self.ptr, self.idx, self.coef = ptr, idx, coef
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.table)
+
+    def _certificate(self, k: int) -> list[tuple[int, int]]:
+        if self.ptr is not None:
+            lo, hi = self.ptr[k], self.ptr[k + 1]
+            return list(zip(self.idx[lo:hi].tolist(), self.coef[lo:hi].tolist()))
+        return self.on_demand.certificate(k) if self.on_demand is not None else []
 
     def _item(self, k: int) -> DiscardedPath:
-        sub, row = int(self.subs[k]), int(self.rows[k])
+        sub, row = self.table.locate(k)
         block = self.bases[sub]
-        lo, hi = self.ptr[k], self.ptr[k + 1]
-        cert = list(zip(self.idx[lo:hi].tolist(), self.coef[lo:hi].tolist()))
-        return DiscardedPath(block.layers, tuple(block.nodes[row].tolist()), sub, self.table[k], cert)
+        return DiscardedPath(block.layers, tuple(_row(block, row)), sub, self.table[k], self._certificate(k))
 
     def __iter__(self) -> Iterator[DiscardedPath]:
+        if self.ptr is None:
+            yield from (self[k] for k in range(len(self)))
+            return
         idx, coef, ptr = self.idx.tolist(), self.coef.tolist(), self.ptr.tolist()
         subs, rows = self.subs.tolist(), self.rows.tolist()
         for k, reason in enumerate(self.table):
             block = self.bases[subs[k]]
             lo, hi = ptr[k], ptr[k + 1]
-            yield DiscardedPath(block.layers, tuple(block.nodes[rows[k]].tolist()), subs[k], reason, list(zip(idx[lo:hi], coef[lo:hi])))
+            yield DiscardedPath(block.layers, tuple(_row(block, rows[k])), subs[k], reason, list(zip(idx[lo:hi], coef[lo:hi])))
 
     def blocks(self) -> list[PathBlock]:
         """The discarded paths as blocks, in order (one block per run of equal substructure)."""
@@ -72,15 +95,30 @@ class DiscardedList(RecordSequence):
         out = []
         for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
             block = self.bases[int(self.subs[lo])]
-            out.append(PathBlock(block.layers, block.nodes[self.rows[lo:hi]]))
+            out.append(block.take(self.rows[lo:hi]))
         return out
 
-    def certificate_lengths(self) -> np.ndarray:
-        return np.diff(self.ptr)
+    @property
+    def on_demand_only(self) -> bool:
+        """Whether the certificates are made only when a discard is read (a described run)."""
+        return self.ptr is None and self.on_demand is not None
+
+    def certificate_lengths(self) -> np.ndarray | None:
+        if self.on_demand_only:  # not listed: counting them would make every one
+            return None
+        return np.zeros(len(self), dtype=np.int64) if self.ptr is None else np.diff(self.ptr)
 
 
-def certificate_lengths(discarded) -> np.ndarray:
-    """Number of basis paths in each discard's certificate (either kind of list)."""
+def _row(block, row: int) -> list[int]:
+    """Neurons of row ``row`` of a listed block or of a described B_r (made alone)."""
+    if isinstance(block, PathBlock):
+        return block.nodes[row].tolist()
+    return block.take([row]).nodes[0].tolist()
+
+
+def certificate_lengths(discarded) -> np.ndarray | None:
+    """Number of basis paths in each discard's certificate (either kind of list); None when the
+    certificates are made on demand (a described deah-complete run: ``why`` makes one)."""
     if isinstance(discarded, DiscardedList):
         return discarded.certificate_lengths()
     return np.array([len(d.certificate) for d in discarded], dtype=np.int64)

@@ -145,7 +145,7 @@ def summary(result: "Result") -> dict:
             chains=len(s3.chains),
             sdvchain_calls=s3.calls,
             discards_by_step=discards_by_step(result),
-            certificate_max_size=int(certificate_lengths(result.discarded).max(initial=0)),
+            certificate_max_size=_max_length(result.discarded),
             certificate_sizes=certificate_sizes(result),
             certificate_method=result.certificate_method,
             certificates_rechecked=result.certificates_rechecked,
@@ -163,9 +163,19 @@ def discards_by_step(result: "Result") -> dict[str, int]:
     return {s: counts.get(s, 0) for s in steps}
 
 
-def certificate_sizes(result: "Result") -> dict[int, int]:
-    """How many discarded paths have a certificate of each size (number of basis paths)."""
-    sizes, counts = np.unique(certificate_lengths(result.discarded), return_counts=True)
+def _max_length(discarded) -> int | None:
+    """The largest certificate (basis paths), None when they are made on demand."""
+    lengths = certificate_lengths(discarded)
+    return None if lengths is None else int(lengths.max(initial=0))
+
+
+def certificate_sizes(result: "Result") -> dict[int, int] | None:
+    """How many discarded paths have a certificate of each size (number of basis paths); None
+    when the certificates are made on demand (a described run: ``why`` makes each)."""
+    lengths = certificate_lengths(result.discarded)
+    if lengths is None:
+        return None
+    sizes, counts = np.unique(lengths, return_counts=True)
     return {int(s): int(n) for s, n in zip(sizes, counts) if s}
 
 

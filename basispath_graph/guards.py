@@ -23,7 +23,7 @@ from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
-    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
+    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
     "out_of_memory_message",
 ]
@@ -75,13 +75,23 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # for the tap lift (made on demand) and the checks of the union. Measured / estimated on the
 # calibration: deah-complete memory 0.68-1.47, time 0.62-1.61; deah memory 0.94-1.07, time
 # 0.92-1.09. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer.
+# deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
+# held as SubroutineRows, certified from the description): no candidate layers are held; per
+# candidate Step 3's kept masks; the certificate of B_0 lists O(H x depth) numbers. Fitted
+# (relative least squares, bench/calibration.json, 2026-11-26, 2 cores) to the described runs:
+# dense-8x256/512 and the general ResNet-18/34/50/152, VGG-11/19. Measured / estimated: memory
+# 0.76-1.53, time 0.77-1.77. Arguments: fixed, per weight, per candidate, lowest, 0, per H x depth.
+DESCRIBED_MEMORY = CostModel(3.102e7, 1.785, 5.965, 0.75)
+DESCRIBED_SECONDS = CostModel(0.0296, 2.16e-9, 4.429e-9, 0.76, 0, 1.1745e-7)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
+    "deah-complete described": DESCRIBED_MEMORY,
     "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
     "deah": CostModel(3.975e7, 0, 0, 0.93, 0, 0, 230),
 }
 SECONDS = {
     "skeleton": SKELETON_SECONDS,
+    "deah-complete described": DESCRIBED_SECONDS,
     "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
     "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
 }
@@ -142,7 +152,28 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
         core = paper_setting(network, engine).core
     step1 = run_step1(core)
     selected = [step1.paths[i].layers for i in step1.selected]
+    if engine == "deah-complete":
+        from .deah.engine import describes
+
+        if describes(core, step1):  # the B_r described: no candidate layers held; B_0's certificate lists H x depth
+            return network.m, candidate_paths(core, selected), 0, skeleton_features(network)[1], 0
     return network.m, candidate_paths(core, selected), 0, 0, candidate_layers(core, selected)
+
+
+def model_engine(network, engine: str) -> str:
+    """The key of ``engine``'s cost models on ``network``: "deah-complete described" where
+    deah-complete holds its B_r described (``deah.engine.describes``), else ``engine``."""
+    if engine != "deah-complete":
+        return engine
+    from .deah.engine import describes
+    from .deah.step1_substructures import run_step1
+
+    core = network
+    if getattr(network, "connections", None) is not None:
+        from .general.paper_setting import paper_setting
+
+        core = paper_setting(network, engine).core
+    return "deah-complete described" if describes(core, run_step1(core)) else engine
 
 
 def check_skeleton(network, memory_limit: int | None, time_limit: float | None) -> None:

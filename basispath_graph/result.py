@@ -104,7 +104,12 @@ class Result:
         if core is None:
             return cls(network, engine, seed, blocks, [None] * len(blocks), verdict, verdict, timings=timings,
                        parts=dict(parts or {}))
-        subs = list(core.basis_substructures) + [None] * (len(blocks) - len(core.basis))
+        table = getattr(blocks, "_table", None)  # a LazyBlocks: its blocks' parts (a core part may be chunked)
+        if table is not None:
+            n = len(core.basis)
+            subs = [core.basis_substructures[p] if p < n else None for p, _, _ in table]
+        else:
+            subs = list(core.basis_substructures) + [None] * (len(blocks) - len(core.basis))
         return cls(network, engine, seed, blocks, subs, verdict, verdict, core.discarded, core.repairs,
                    repairs_needed=core.repairs_needed, timings=timings, certificate_method=core.certificate_method,
                    certificates_rechecked=core.certificates_rechecked, parts=dict(parts or {}), core=core)

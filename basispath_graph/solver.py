@@ -16,6 +16,7 @@ import numpy as np
 from .choices import ChoiceRule
 from .deah.ear_certificate import certify_ear_union
 from .deah.engine import DeahResult, run_deah
+from .deah.on_demand_certificates import OnDemandCertificates
 from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -207,7 +208,11 @@ def solve(
         network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
         deah=deah, timings=timings, repairs_needed=needed,
     )
-    if certificates and verdict.certified and discarded:
+    if certificates and verdict.certified and discarded and deah.described and not repairs:
+        # described: each certificate made and checked when its discard is read, not listed
+        discarded.on_demand = OnDemandCertificates(network, deah, basis)
+        result.certificate_method = "ear recursion, on demand"
+    elif certificates and verdict.certified and discarded:
         with timer.stage("certificates"):
             if engine == "deah-complete" and not repairs:
                 result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)

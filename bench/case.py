@@ -241,8 +241,8 @@ def _complete_fields(r) -> dict:
         rules={k: rules.get(k, 0) for k in ("p0", "ear", "local")},
         ear_orderable=bool(r.deah.step3.ear_orderable),
         discards_by_step=rule_counts(r),
-        certificates_computed=int((certificate_lengths(r.discarded) > 0).sum()),
-        certificate_max_size=int(certificate_lengths(r.discarded).max(initial=0)),
+        certificates_computed="on demand" if certificate_lengths(r.discarded) is None else int((certificate_lengths(r.discarded) > 0).sum()),
+        certificate_max_size=None if certificate_lengths(r.discarded) is None else int(certificate_lengths(r.discarded).max(initial=0)),
         certificate_method=r.certificate_method,
     )
 
@@ -367,7 +367,8 @@ def case_store(net, store_dir: str, engine: str) -> dict:
 
         from_subs = len(r.discarded) if isinstance(r.discarded, DiscardedList) else sum(x.substructure is not None for x in r.discarded)
         origin = sum(s is not None for s in subs) + from_subs
-        certs = int(certificate_lengths(r.discarded).sum())
+        lengths = certificate_lengths(r.discarded)
+        certs = 0 if lengths is None else int(lengths.sum())  # on demand: no CERTIFIED_BY rows stored
         reasons = d
         if r.deah is not None:
             readmitted = {(x.layers, x.indices) for x in r.repairs if x.action != "drop"}

@@ -197,8 +197,11 @@ def details(rec: dict) -> str:
         raw = "certified" if r["raw_certified"] else "NOT certified"
         rules = ", ".join(f"{n} {k}" for k, n in r["rules"].items())
         steps = ", ".join(f"{n:,} {k}" for k, n in r["discards_by_step"].items()) or "none"
-        certs = (f"certificates up to {r['certificate_max_size']} paths" if r["certificates_computed"] == r["discarded"]
-                 else f"certificates for {fn(r['certificates_computed'])} of them (largest {r['certificate_max_size']} paths)")
+        if r["certificates_computed"] == "on demand":  # a described run: each made when its discard is read
+            certs = "certificates made on demand"
+        else:
+            certs = (f"certificates up to {r['certificate_max_size']} paths" if r["certificates_computed"] == r["discarded"]
+                     else f"certificates for {fn(r['certificates_computed'])} of them (largest {r['certificate_max_size']} paths)")
         return (
             f"{r['substructures_selected']} substructures (Step 3 rules: {rules}); union {raw};"
             f" {fn(r['repairs_needed'])} repairs needed; {fn(r['discarded'])} discarded paths ({steps}), {certs};"

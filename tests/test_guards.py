@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from basispath_graph.guards import MEMORY, SECONDS, CostModel, ResourceLimit, check_memory, check_skeleton, check_time, features
+from basispath_graph.guards import MEMORY, SECONDS, CostModel, ResourceLimit, check_memory, check_skeleton, check_time, features, model_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATION = ROOT / "bench" / "calibration.json"
@@ -45,15 +45,17 @@ def test_the_calibration_covers_every_engine_and_the_width_sweep():
 def test_estimates_are_within_2x_of_what_was_measured(record):
     engine, net = record["kind"], _network(record["net"])
     m, candidates, connections, neuron_depth, layers = features(net, engine)
+    key = model_engine(net, engine)  # deah-complete described: its own models
+    assert key == record.get("model", engine), f"{record['name']} was measured as {record.get('model', engine)}, runs as {key}"
     peak = record["peak_rss_mb"] * 2**20
     seconds = record["result"]["total_s"]
-    memory_ratio = peak / MEMORY[engine](m, candidates, connections, neuron_depth, layers)
-    time_ratio = seconds / SECONDS[engine](m, candidates, connections, neuron_depth, layers)
+    memory_ratio = peak / MEMORY[key](m, candidates, connections, neuron_depth, layers)
+    time_ratio = seconds / SECONDS[key](m, candidates, connections, neuron_depth, layers)
     assert 0.5 <= memory_ratio <= 2, f"{record['name']}: measured / estimated memory {memory_ratio:.2f}"
     assert 0.5 <= time_ratio <= 2, f"{record['name']}: measured / estimated time {time_ratio:.2f}"
     # what ran within a limit is never refused under it
-    check_memory(engine, MEMORY[engine], m, candidates, int(peak), "", connections, neuron_depth, candidate_layers=layers)
-    check_time(engine, SECONDS[engine], m, candidates, seconds, "", connections, neuron_depth, candidate_layers=layers)
+    check_memory(engine, MEMORY[key], m, candidates, int(peak), "", connections, neuron_depth, candidate_layers=layers)
+    check_time(engine, SECONDS[key], m, candidates, seconds, "", connections, neuron_depth, candidate_layers=layers)
     if engine == "skeleton":  # and so the solve layer's own check (solver.solve, general.solve) lets it run
         check_skeleton(net, int(peak), seconds)
 

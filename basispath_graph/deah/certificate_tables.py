@@ -17,6 +17,7 @@ from ..linalg.sparse import Terms, as_table, combine, take_rows
 from ..network import Network, PathBlock
 from ..rowkeys import RowIndex
 from .step3_complete import CompleteStep3
+from .subroutine_rows import SubroutineRows
 from .walks import ChoiceWalks, owner_rows
 
 __all__ = ["SplicedTable", "mlp_tables", "owner_table"]
@@ -33,9 +34,11 @@ def mlp_tables(network: Network, chains: ChoiceWalks, b0: PathBlock, start: int)
     """
     w, L = network.widths, network.L
     mlp = tuple(range(L + 1))
-    rows = RowIndex(b0.nodes)
     out0 = [chains.forward(mlp[a:], np.arange(w[a])) for a in range(L + 1)]
     in0 = [chains.backward(mlp[: b + 1], np.arange(w[b])) for b in range(L + 1)]
+    if isinstance(b0, SubroutineRows) and b0.layers == mlp:  # described: the rows by index arithmetic
+        return in0, out0, [start + b0.owner_rows(a) for a in range(L)], [None] + [start + b0.pstar[z] for z in range(1, L)]
+    rows = RowIndex(b0.nodes)
     S0, T0 = [], [None]
     for a in range(L):
         u, v = np.divmod(np.arange(w[a] * w[a + 1]), w[a + 1])
@@ -56,6 +59,9 @@ def owner_table(network: Network, block: PathBlock, step3: CompleteStep3, idx: i
     (a, b), = step3.new_hops[idx]
     w = network.widths
     alive = step3.alive[idx]
+    ear = getattr(step3, "ears", {}).get(idx)
+    if ear is not None and isinstance(block, SubroutineRows):  # described: owners by index arithmetic
+        return start + np.searchsorted(ear.kept, ear.owners)
     j, owners = owner_rows(block, (a, b), chains)
     rows = np.flatnonzero(owners & alive)
     if len(rows) != w[a] * w[b]:

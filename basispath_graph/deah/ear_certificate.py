@@ -16,7 +16,8 @@ basis path set when:
    the all-direct rows and those made at predecessor edges (at most one per neuron), are listed
    and their rank taken exactly (``verify.rank.rank_of``).
 3. **Ears.** h_r is a hop of no route before r, and r's kept rows own each weight of h_r once
-   (the owner table is a bijection onto them). In a combination of kept paths that vanishes,
+   (the section of h_r, one row per cross edge, and the distinct p* rows of its source layer,
+   made before the section, one per direct edge). In a combination of kept paths that vanishes,
    take the last ear with a non-zero coefficient: on h_r's weights only its own rows are
    non-zero, one per weight with coefficient 1, so all of its coefficients vanish.
 4. **Count.** |B_0| + sum of w_a * w_b over the ears = m - H.
@@ -73,7 +74,7 @@ def certify_ear_union(network: Network, p0: SubroutineRows, ears: list[tuple[Sub
     """The exact verdict on B_0 plus the ears' kept rows (see the module doc). ``listed``: the
     kept blocks in basis order, read only when a premise fails (the explicit certifier decides)."""
     expected = network.basis_size
-    size = len(p0) + sum(len(ear.kept) for _, ear in ears)
+    size = len(p0) + sum(ear.kept_count for _, ear in ears)
 
     def explicit() -> Verdict:
         from ..verify import certify
@@ -85,8 +86,12 @@ def certify_ear_union(network: Network, p0: SubroutineRows, ears: list[tuple[Sub
     w = network.widths
     for rows, ear in ears:
         a, b = rows.layers[ear.j], rows.layers[ear.j + 1]
-        owners = np.sort(ear.owners.ravel())
-        if (a, b) in seen or len(ear.kept) != w[a] * w[b] or not np.array_equal(owners, ear.kept):
+        # owners: the hop's section (one row per cross edge (u, v): u * (w_b - 1) plus v's place
+        # among u's cross targets, a bijection) and the p* rows of its source layer, distinct and
+        # made before the section
+        pstar = rows.pstar[ear.j]
+        if (a, b) in seen or ear.kept_count != w[a] * w[b] or len(np.unique(pstar)) != w[a] or \
+                (w[a] and pstar.max() >= rows.starts[ear.j + 1]):
             return explicit()
         seen.update(zip(rows.layers, rows.layers[1:]))
     residue = _b0_listed_rows(p0)

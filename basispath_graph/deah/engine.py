@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from .subroutine import subroutine
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_layers, candidate_paths, check_memory, check_time
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
-from .step3_complete import run_step3_complete
+from .step3_complete import plan_blocks, run_step3_complete
+from .subroutine_rows import KeptRows, SubroutineRows
 from .step3_sdvchain import Relations, Step3Result, run_step3
 
 __all__ = ["DeahResult", "run_deah"]
@@ -32,9 +35,33 @@ class DeahResult:
         """Selection order (deah), or the ear order of Step 3 (deah-complete)."""
         return getattr(self.step3, "order", None) or self.step1.selected
 
+    @property
+    def described(self) -> bool:
+        """Whether the B_r are held as their description (``SubroutineRows``), not listed."""
+        return any(isinstance(b, SubroutineRows) for b in self.bases.values())
+
     def kept_blocks(self) -> list[tuple[int, PathBlock]]:
-        """The raw union as (substructure idx, B'_r) in ``order``."""
+        """The raw union as (substructure idx, B'_r) in ``order`` (described B_r: ``KeptRows``,
+        each row made when read)."""
+        if self.described:
+            alive = self.step3.alive
+            return [(idx, KeptRows(self.bases[idx], None if alive[idx].all() else np.flatnonzero(alive[idx]))) for idx in self.order]
         return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.order]
+
+
+#: deah-complete holds its B_r as their description (``SubroutineRows``) when every selected
+#: substructure is p_0 or an ear and listing them would take more than this many numbers
+#: (candidate paths times their layers): ResNet-18's core has 105 M, dense-8x128 9.9 M.
+DESCRIBED_ABOVE = 20_000_000
+
+
+def describes(network: Network, step1: Step1Result) -> bool:
+    """Whether deah-complete runs described on ``network`` (see ``DESCRIBED_ABOVE``)."""
+    selected = [step1.paths[i].layers for i in step1.selected]
+    if candidate_layers(network, selected) <= DESCRIBED_ABOVE:
+        return False
+    plans = plan_blocks({idx: step1.paths[idx].layers for idx in step1.selected}, list(step1.selected))
+    return all(plan.rule in ("p0", "ear") for plan in plans)
 
 
 def run_deah(
@@ -64,8 +91,9 @@ def run_deah(
         step1 = run_step1(network, max_substructures)
     selected = [step1.paths[i].layers for i in step1.selected]
     candidates, layers = candidate_paths(network, selected), candidate_layers(network, selected)
-    engine = "deah-complete" if complete else "deah"
-    what = f"{engine} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
+    described = complete and describes(network, step1)
+    engine = "deah-complete described" if described else "deah-complete" if complete else "deah"
+    what = f"{engine.split()[0]} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
     check_time(
         what,
         SECONDS[engine], network.m, candidates,
@@ -83,7 +111,8 @@ def run_deah(
         )
     with timer.stage("step2"):
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
-        bases = {idx: subroutine(network, step1.paths[idx].layers, rule) for idx in step1.selected}
+        make = SubroutineRows if described else subroutine  # described: each row made from its index when read
+        bases = {idx: make(network, step1.paths[idx].layers, rule) for idx in step1.selected}
     rel = None
     if on_step1 is not None or (relations is not None and not complete):
         with timer.stage("relations"):

@@ -29,7 +29,7 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 
-__all__ = ["EarRows", "SubroutineRows", "ear_rows"]
+__all__ = ["EarRows", "KeptRows", "SubroutineRows", "ear_rows", "positions"]
 
 
 class SubroutineRows:
@@ -79,8 +79,8 @@ class SubroutineRows:
         return np.stack(cols, axis=1)
 
     def take(self, index) -> PathBlock:
-        """Rows ``index`` (indices into B_r, any order) as a block."""
-        rows = np.asarray(index, dtype=np.int64).reshape(-1)
+        """Rows ``index`` (indices into B_r in any order, a slice or a mask) as a block."""
+        rows = positions(index, len(self))
         if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
             raise IndexError(f"row {int(rows.max() if rows.max() >= len(self) else rows.min())} of {len(self)}")
         out = np.empty((len(rows), len(self.layers)), dtype=np.int64)
@@ -118,12 +118,22 @@ class EarRows:
 
     def __init__(self, rows: SubroutineRows, j: int):
         self.rows, self.j = rows, j
-        self.owners = rows.owner_rows(j)
         section_start, section_end = int(rows.starts[j + 1]), int(rows.starts[j + 2])
-        self.kept = np.concatenate([np.sort(rows.pstar[j]), np.arange(section_start, section_end, dtype=np.int64)])
         self.first_suffix = section_end
+        self.kept_count = len(rows.pstar[j]) + section_end - section_start
         self.prefix_count = section_start - len(rows.pstar[j])
-        self.discard_count = len(rows) - len(self.kept)
+        self.discard_count = len(rows) - self.kept_count
+
+    # kept and owners are w_a * w_b numbers each: made when asked for, not held (an ear over a
+    # 512 x 512 hop would hold 4 MB for its whole life)
+    @property
+    def kept(self) -> np.ndarray:
+        section_start = int(self.rows.starts[self.j + 1])
+        return np.concatenate([np.sort(self.rows.pstar[self.j]), np.arange(section_start, self.first_suffix, dtype=np.int64)])
+
+    @property
+    def owners(self) -> np.ndarray:
+        return self.rows.owner_rows(self.j)
 
     def discard_rows(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Rows of discards start .. stop - 1 (in ascending row order, the prefix ones first)."""
@@ -138,7 +148,12 @@ class EarRows:
 
     def twins(self, block: PathBlock) -> np.ndarray:
         """Row of the owner X_r(f) of each row of ``block`` (rows of B_r), f its weight on the hop."""
-        return self.owners[block.nodes[:, self.j], block.nodes[:, self.j + 1]]
+        rows, j = self.rows, self.j
+        u, v = block.nodes[:, j], block.nodes[:, j + 1]
+        d = rows.direct[j][u]
+        wb = rows.network.widths[rows.layers[j + 1]]
+        cross = rows.starts[j + 1] + u * (wb - 1) + np.where(v < d, v, v - 1)
+        return np.where(v == d, rows.pstar[j][u], cross)
 
 
 def ear_rows(rows: SubroutineRows, hop: tuple[int, int]) -> EarRows:
@@ -147,3 +162,35 @@ def ear_rows(rows: SubroutineRows, hop: tuple[int, int]) -> EarRows:
     if rows.layers[j + 1] != hop[1]:
         raise ValueError(f"{hop} is not a hop of the route {rows.layers}")
     return EarRows(rows, j)
+
+
+def positions(index, n: int) -> np.ndarray:
+    """Positions 0 .. n - 1 that ``index`` (a slice, a boolean mask, integers) selects."""
+    if isinstance(index, slice):
+        return np.arange(*index.indices(n), dtype=np.int64)
+    index = np.asarray(index)
+    if index.dtype == bool:
+        return np.flatnonzero(index)
+    return index.astype(np.int64).reshape(-1)
+
+
+class KeptRows:
+    """The kept rows of a described B_r as a block of the basis, each made when read:
+    ``rows`` ascending indices into it (None: every row, B_0). ``take`` selects by position
+    among the kept rows, as ``PathBlock.take`` does among its own."""
+
+    def __init__(self, source: SubroutineRows, rows: np.ndarray | None = None):
+        self.source, self.rows = source, rows
+        self.layers = source.layers
+
+    def __len__(self) -> int:
+        return len(self.source) if self.rows is None else len(self.rows)
+
+    def take(self, index) -> PathBlock:
+        at = positions(index, len(self))
+        return self.source.take(at if self.rows is None else self.rows[at])
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """Every kept row (listed: only for code that needs the whole array)."""
+        return self.take(slice(None)).nodes

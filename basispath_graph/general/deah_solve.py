@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from ..deah.subroutine_rows import KeptRows
 from ..network import PathBlock
 from ..result import Result
 from ..solver import solve
@@ -51,12 +52,12 @@ def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
 
 class CorePart:
     """A block of the layered run's basis, spelled in the general network when asked for (one
-    block, not chunked: the core's kept paths keep their block structure)."""
-
-    chunked = False
+    block, not chunked: the core's kept paths keep their block structure; a described run's
+    blocks, ``KeptRows``, are cut into chunks like any made part)."""
 
     def __init__(self, setting: PaperSetting, block: PathBlock):
         self.setting, self.source, self.size = setting, block, len(block)
+        self.chunked = isinstance(block, KeptRows)
 
     def block(self, start: int, stop: int) -> GeneralBlock:
         return core_block(self.setting, self.source.take(slice(start, stop)))
@@ -78,10 +79,100 @@ class TapLiftPart:
         return GeneralBlock(template.layers, template.hops, template.nodes, taps)
 
 
-def _tap_lift(setting: PaperSetting, basis: list[PathBlock]) -> list[TapLiftPart]:
+def _described_owners(layered: Result, pair: tuple[int, int]) -> tuple[int, np.ndarray, int] | None:
+    """(basis block, row in it of the first kept path through each weight of ``pair`` in weight
+    order, position of the pair in the block's layers) of a described run, by index arithmetic:
+    a hop of p_0 is owned by B_0 (its first row through a cross edge is the one made at it, through
+    a direct edge the first row reaching its source, ``first_rows``), an ear's new hop by the ear
+    (its one kept row through each weight). None when no block has the pair."""
+    step3 = layered.deah.step3
+    for k, idx in enumerate(step3.order):
+        rows = step3.described[idx]
+        hops = list(zip(rows.layers, rows.layers[1:]))
+        if pair not in hops:
+            continue
+        j = hops.index(pair)
+        if idx in step3.ears:
+            ear = step3.ears[idx]
+            return k, np.searchsorted(ear.kept, ear.owners).ravel(), j
+        owners = rows.owner_rows(j)  # B_0, kept whole: a row's place is its index
+        direct = np.zeros(owners.shape, dtype=bool)
+        direct[np.arange(owners.shape[0]), rows.direct[j]] = True
+        return k, np.where(direct, first_rows(rows)[j][:, None], owners).ravel(), j
+    return None
+
+
+def first_rows(rows) -> list[np.ndarray]:
+    """Per route position, the first row of a described B_r reaching each neuron there: a row of
+    section 0 starts there, a row made at a cross edge reaches its target, and every row goes on
+    over its last neuron's direct edge. Made once per B_r (kept on it)."""
+    cached = getattr(rows, "_first_rows", None)
+    if cached is not None:
+        return cached
+    w = rows.network.widths
+    out = [np.arange(w[rows.layers[0]], dtype=np.int64)]
+    for k in range(len(rows.layers) - 1):
+        wa, wb = w[rows.layers[k]], w[rows.layers[k + 1]]
+        d = rows.direct[k]
+        nxt = np.full(wb, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(nxt, d, out[-1])
+        # the first row made at a cross edge into v: the smallest source u whose direct target is not v
+        u0 = np.zeros(wb, dtype=np.int64)
+        taken = d[0] == np.arange(wb)
+        if wa > 1:
+            u0[taken] = 1
+            clash = taken & (d[1] == np.arange(wb))
+            for v in np.flatnonzero(clash).tolist():  # rare: sources 0 and 1 both go directly to v
+                others = np.flatnonzero(d != v)
+                u0[v] = others[0] if len(others) else -1
+        v = np.arange(wb, dtype=np.int64)
+        made = rows.starts[k + 1] + u0 * (wb - 1) + np.where(v < d[u0], v, v - 1)
+        made[(u0 < 0) | ((wa == 1) & taken)] = np.iinfo(np.int64).max
+        out.append(np.minimum(nxt, made))
+    rows._first_rows = out
+    return out
+
+
+#: Lifted paths of a described run made and checked against their description (an
+#: implementation check beside the proof: spread evenly over each lifted part).
+LIFT_SPOT_CHECKS = 256
+
+
+def described_lift_problem(setting: PaperSetting, layered: Result, lifted: LazyBlocks) -> str | None:
+    """The tap lift of a described run from its description: one part per core pair with taps,
+    each over that pair's w_a * w_b weights (its private weights (u, v, t), t = 1 .. taps - 1,
+    distinct by construction); a spread sample of its paths is made and must cross the pair at
+    the weight its description names, at the tap it names."""
+    widths = setting.core.widths
+    pairs = [pair for pair, taps in setting.taps.items() if taps > 1]
+    parts = lifted.parts
+    if len(parts) != len(pairs):
+        return f"tap lift: {len(parts)} parts for {len(pairs)} core pairs with taps"
+    for part, pair in zip(parts, pairs):
+        a, b = pair
+        if len(part.rows) != widths[a] * widths[b] or part.taps != setting.taps[pair]:
+            return f"tap lift of {pair}: not one path per weight and tap"
+        weights = np.unique(np.linspace(0, len(part.rows) - 1, min(LIFT_SPOT_CHECKS, len(part.rows))).astype(np.int64))
+        made = part.source.take(part.rows[weights]).nodes  # the template core paths of a spread sample of weights
+        u, v = np.divmod(weights, widths[b])
+        wrong = np.flatnonzero((made[:, part.hop] != u) | (made[:, part.hop + 1] != v))
+        if len(wrong):
+            k = int(weights[wrong[0]])
+            return f"tap lift of {pair}: the path lifted for weight ({k // widths[b]}, {k % widths[b]}) does not cross it"
+    return None
+
+
+def _tap_lift(setting: PaperSetting, basis: list[PathBlock], layered: Result | None = None) -> list[TapLiftPart]:
     """Tap t >= 1 of every core weight, on the first kept path through its tap 0."""
     widths = setting.core.widths
     out = []
+    if layered is not None and layered.deah is not None and layered.deah.described:
+        for pair, taps in setting.taps.items():
+            found = _described_owners(layered, pair) if taps > 1 else None
+            if found is not None:
+                k, rows, j = found
+                out.append(TapLiftPart(setting, basis[k], rows, j, taps))
+        return out
     for pair, taps in setting.taps.items():
         if taps == 1:
             continue
@@ -156,12 +247,14 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     t0 = time.perf_counter()
     # core and tap lift are made block by block when read (lazy_blocks): m paths x depth never held
     core = LazyBlocks([CorePart(setting, b) for b in layered.basis])
-    lifted = LazyBlocks(_tap_lift(setting, layered.basis))
+    lifted = LazyBlocks(_tap_lift(setting, layered.basis, layered))
     extra, shortcuts = _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
     t1 = time.perf_counter()
     blocks = LazyBlocks(core.parts + lifted.parts + extra + shortcuts)
     # exact from the parts: the core's own verdict, private weights, the forest (union_certificate)
-    verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts)
+    described = (lambda c, l: described_lift_problem(setting, layered, l)) if layered.deah is not None and layered.deah.described else None
+    verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts,
+                            described)
     t2 = time.perf_counter()
     timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
     parts = {

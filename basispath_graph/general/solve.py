@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ..errors import BadInput
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time, features
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time, features, model_engine
 from ..result import Result
 from ..solver import ENGINES
 from .deah_solve import solve_general_deah
@@ -70,10 +70,11 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         # one model per engine for layered and general networks: the core's B_r (candidate paths x
         # their layers) and the general network's m (the tap lift, made on demand, and its checks)
         m, candidates, _, _, layers = features(net, engine)  # UnsupportedFeature before any estimate
+        key = model_engine(net, engine)  # deah-complete described: its own models
         if memory_limit is not None:
-            check_memory(f"{engine} on this general network", MEMORY[engine], m, candidates, memory_limit,
+            check_memory(f"{engine} on this general network", MEMORY[key], m, candidates, memory_limit,
                          f"raise --max-memory-gb / {MEMORY_ENV}, or use --engine skeleton", candidate_layers=layers)
-        check_time(f"{engine} on this general network", SECONDS[engine], m, candidates, time_limit,
+        check_time(f"{engine} on this general network", SECONDS[key], m, candidates, time_limit,
                    f"raise --max-seconds / {TIME_ENV}, or use --engine skeleton", candidate_layers=layers)
         return solve_general_deah(net, engine, seed, **options)
     check_skeleton(net, memory_limit, time_limit)

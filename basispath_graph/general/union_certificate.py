@@ -53,8 +53,12 @@ def _private_hop(block: GeneralBlock, core: set[int], lift: bool) -> int | None:
 
 
 def certify_union(net: GeneralNetwork, core_verdict: Verdict, core_connections: set[int], core: list[GeneralBlock],
-                  lifted: list[GeneralBlock], extra: list[GeneralBlock], forest: list[GeneralBlock]) -> Verdict:
-    """The exact verdict on core + lifted + extra + forest (see the module doc)."""
+                  lifted: list[GeneralBlock], extra: list[GeneralBlock], forest: list[GeneralBlock], described=None) -> Verdict:
+    """The exact verdict on core + lifted + extra + forest (see the module doc). ``described``:
+    for a described DEAH run, a check of the core and the lift from their description (a defect
+    or None, ``deah_solve.described_lift_problem``) instead of making their paths: the core's
+    verdict already proves its paths valid, and each lifted path is a core path with one hop at
+    its own weight (u, v, t), t >= 1, one per weight of the lifted pairs."""
     expected = net.basis_size
     size = sum(path_count(part) for part in (core, lifted, extra, forest))
 
@@ -63,6 +67,12 @@ def certify_union(net: GeneralNetwork, core_verdict: Verdict, core_connections: 
 
     parts = {"core": core, "tap lift": lifted, "extra layers": extra, "identity forest": forest}
     private = []
+    if described is not None:  # the core and its lift by their description: neither is listed
+        problem = described(core, lifted)
+        if problem:
+            return refuse(problem)
+        private.append(np.zeros(0, dtype=np.int64))
+        parts = {"extra layers": extra, "identity forest": forest}
     for name, blocks in parts.items():
         for n, block in enumerate(blocks):  # each block made once (a lazy part's are made here)
             problem = block_problem(net, block)

@@ -196,6 +196,8 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
     discard_ids = n + np.arange(count, dtype=np.int64)
     bulk("link_reason", {"from": ArrowStrings.keys(f"{run_id}:", discard_ids), "to": records["uid"]} if count else {})
     stage("certificates")
+    if discarded.ptr is None:  # a described run's certificates are made when asked for (why), not stored
+        return
     lengths = np.diff(discarded.ptr)
     if len(discarded.idx):
         bulk("link_certified_by", {

@@ -1,0 +1,50 @@
+"""Certificates of a described deah-complete run's discards, made when one is read.
+
+A described run (``engine.DESCRIBED_ABOVE``: every block p_0 or an ear, the B_r held as
+``SubroutineRows``) has millions of discards (ResNet-18's core: 4.1 M); listing a certificate for
+each cost more than the run. Here discard k's certificate is made when it is read
+(``DiscardedList._item``, so ``why``, ``show``, iteration): the ear recursion
+(``ear_recursion.EarRecursion``, its tables of B_0 and of the ears' owners by index arithmetic,
+set up on the first request, O(m) numbers) expands the one path, and the terms are re-added by
+vector addition over the basis paths they name, each made alone: a wrong certificate raises
+``CertificateMismatchError`` instead of being shown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..choices import ChoiceRule
+from ..linalg.sparse import combine
+from ..verify.express import CertificateMismatchError
+from .ear_recursion import EarRecursion
+
+__all__ = ["OnDemandCertificates"]
+
+
+class OnDemandCertificates:
+    """``certificate(k)``: (basis index, coefficient) pairs of discard k, checked."""
+
+    def __init__(self, network, deah, basis: list):
+        self.network, self.deah, self.basis = network, deah, basis
+        self.starts = np.concatenate([[0], np.cumsum([len(b) for b in basis])]).astype(np.int64)
+        self._ears: EarRecursion | None = None
+
+    def certificate(self, k: int) -> list[tuple[int, int]]:
+        deah, net = self.deah, self.network
+        if self._ears is None:
+            self._ears = EarRecursion(net, deah.bases, deah.step3, ChoiceRule(net.widths, deah.seed))
+        sub, row = deah.step3.discards.locate(k)
+        path = deah.bases[sub].take([row])
+        rows, idx, coef = combine(self._ears.expand(path.layers, path.nodes, distinct=True), 1, self._ears.size)
+        terms = sorted(zip(idx.tolist(), coef.tolist()))
+        total: Counter = Counter()
+        for i, c in terms:  # re-added by vector addition: every basis path it names, made alone
+            b = int(np.searchsorted(self.starts, i, side="right")) - 1
+            for w in net.weight_ids(self.basis[b].take([i - int(self.starts[b])]))[0].tolist():
+                total[w] += c
+        if +total != Counter(net.weight_ids(path)[0].tolist()) or -total:
+            raise CertificateMismatchError(f"certificate of discarded path {k} does not sum to the path")
+        return terms
