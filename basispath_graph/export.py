@@ -44,7 +44,7 @@ def reason_document(result: "Result", d: DiscardedPath) -> dict:
             "substructure": list(block.layers),
             "hop": list(r.hop),
             "crossing": weight_endpoints(net, [r.crossing])[0],
-            "twin": _path(block.layers, block.nodes[r.twin]),
+            "twin": _path(block.layers, block.take([r.twin]).nodes[0]),  # a described B_r: that row alone
             "differs": weight_endpoints(net, r.differs),
             "twin_differs": weight_endpoints(net, r.twin_differs),
             "agrees": weight_endpoints(net, r.agrees),
@@ -109,11 +109,16 @@ def discard_document(result: "Result", path) -> dict:
     layers, indices = read_path(path)
     for d in result.discarded:
         if d.layers == layers and d.indices == indices:
-            doc = {"path": _path(layers, indices), **_explained(result, d)}
-            if isinstance(d.reason, LocalDiscard):  # per path only: too heavy for a whole export
-                doc["reason"]["witness"] = _local_witness(result, d)
-            return doc
+            return record_document(result, d)
     raise BadInput(f"{format_path(layers, indices)} is not a discarded path of this result")
+
+
+def record_document(result: "Result", d: DiscardedPath) -> dict:
+    """{"path", "reason", "certificate"} of a discard record of a layered result, found already."""
+    doc = {"path": _path(d.layers, d.indices), **_explained(result, d)}
+    if isinstance(d.reason, LocalDiscard):  # per path only: too heavy for a whole export
+        doc["reason"]["witness"] = _local_witness(result, d)
+    return doc
 
 
 def summary(result: "Result") -> dict:

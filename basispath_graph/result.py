@@ -19,7 +19,7 @@ from .analysis.coordinates import check_certificate, coordinates
 from .analysis.general_coordinates import check_general_certificate, general_coordinates
 from .discarded import DiscardedPath, DiscardedList
 from .errors import BadInput
-from .export import discard_document, export_document, summary
+from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
@@ -170,7 +170,7 @@ class Result:
             if index < len(block):
                 if not self.network.is_layered:
                     return block_general_paths(self.network, _take(block, index))[0]
-                return block.layers, tuple(int(i) for i in block.nodes[index])
+                return block.layers, tuple(int(i) for i in block.take([index]).nodes[0])  # a described block: that row alone
             index -= len(block)
         raise IndexError(index)
 
@@ -252,7 +252,7 @@ class Result:
     def _discard_answer(self, run: "Result", record, path_json, target, check) -> dict:
         """status, substructure, reason (the rule, from ``run``: this result or its core),
         certificate over this result's basis and its re-check by vector addition."""
-        reason = discard_document(run, tuple(zip(record.layers, record.indices)))["reason"]
+        reason = record_document(run, record)["reason"]
         indices = [(int(i), int(c)) for i, c in (record.certificate or [])]
         terms = [(c, self.basis_path(i)) for i, c in indices]
         spell = (lambda p: [[int(l), int(i)] for l, i in zip(*p)]) if self.network.is_layered else (
@@ -265,7 +265,15 @@ class Result:
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
-        index = find_general_path(net, self.basis, target)
+        from .general.deah_solve import described_core_lookup  # deah_solve makes Results: imported here
+
+        found = described_core_lookup(self, target)  # a described DEAH run: by index arithmetic
+        if found is not None and found[0] == "discarded":
+            record = self.discarded[found[1]]
+            check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
+            found = self._discard_answer(self.core, record, answer["path"], target, check)
+            return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
+        index = found[1] if found is not None else find_general_path(net, self.basis, target)
         if index is not None:
             return {**answer, "status": "kept", "substructure": None,
                     "reason": {"step": "kept", "detail": "kept: a path of the basis"},

@@ -58,3 +58,39 @@ def test_a_described_general_run_is_the_listed_run(preset):
     assert described.core.deah.described and not listed.core.deah.described
     _same(listed, described, every=max(1, len(listed.discarded) // 200))
     assert described.parts == listed.parts
+
+
+def test_why_on_a_described_general_run_finds_core_paths_by_arithmetic():
+    from basispath_graph.general.deah_solve import described_core_lookup
+    from basispath_graph.general.documents import general_core_path
+    from basispath_graph.general.paths import read_any_general_path
+
+    net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**9)
+    listed, described = _both(net)
+    for k in (0, len(listed.discarded) // 2, len(listed.discarded) - 1):
+        d = listed.discarded[k]
+        path = general_core_path(listed.parts, net, d.layers, d.indices)
+        assert described_core_lookup(described, read_any_general_path(net, path)) == ("discarded", k)
+        a, b = listed.why(path), described.why(path)
+        assert a == b and b["status"] == "discarded" and b["verified"]
+    for i in (0, 5000, described.core.basis_size - 1):  # kept core paths: their basis index
+        path = described.basis_paths[i]
+        assert described_core_lookup(described, read_any_general_path(net, path)) == ("kept", i)
+        assert described.why(path) == listed.why(path)
+
+
+def test_storing_a_described_run_is_refused_before_anything_is_written(tmp_path):
+    from basispath_graph import open_store
+    from basispath_graph.guards import ResourceLimit
+    from basispath_graph.pipeline import execute_general_run
+
+    net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**9)
+    saved = engine.DESCRIBED_ABOVE
+    engine.DESCRIBED_ABOVE = -1
+    try:
+        with open_store(str(tmp_path / "store"), create=True) as store:
+            with pytest.raises(ResourceLimit, match="storing the deah-complete run of resnet20 is not supported yet"):
+                execute_general_run(store, net, "deah-complete")
+            assert store.runs() == []
+    finally:
+        engine.DESCRIBED_ABOVE = saved

@@ -49,7 +49,10 @@ def _print_report(console: Console, s: dict) -> None:
         console.print(f"skeleton (seed {s['seed']})")
     verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
     console.print(f"basis: {s['basis_size']} paths, {verdict}")
-    if s["engine"] != "skeleton" and s["discarded"] and s["certified"]:
+    if s["engine"] != "skeleton" and s["discarded"] and s["certified"] and s["certificate_max_size"] is None:
+        console.print(f"certificates: {s['discarded']} discarded path(s), each made and verified by vector addition when it is"
+                      f" read (method: {s['certificate_method']})")
+    elif s["engine"] != "skeleton" and s["discarded"] and s["certified"]:
         if s["certificates_rechecked"] >= s["discarded"]:
             checked = "each verified by vector addition"
         else:  # deah-complete on a large network: exact by construction, a spread sample re-added

@@ -100,6 +100,22 @@ class SubroutineRows:
             out[at, k + 1:] = self.forward(k + 1, v)
         return PathBlock(self.layers, out)
 
+    def row_of(self, nodes) -> int | None:
+        """The row of B_r that is the path ``nodes`` (its neurons along the route), or None: a
+        row is made at its last cross edge (or is all-direct), so that edge names it."""
+        nodes = [int(n) for n in nodes]
+        w = self.network.widths
+        if len(nodes) != len(self.layers) or any(not 0 <= n < w[l] for n, l in zip(nodes, self.layers)):
+            return None
+        row = nodes[0]
+        for k in range(len(self.layers) - 2, -1, -1):
+            u, v = nodes[k], nodes[k + 1]
+            d = int(self.direct[k][u])
+            if v != d:
+                row = int(self.starts[k + 1]) + u * (w[self.layers[k + 1]] - 1) + (v if v < d else v - 1)
+                break
+        return row if self.take([row]).nodes[0].tolist() == nodes else None
+
     def owner_rows(self, j: int) -> np.ndarray:
         """Row of X_r(f) for every weight f = (u, v) of hop j (route[j] -> route[j + 1]), as a
         (w_a, w_b) table: the section's row for a cross edge, p*(u)'s row for the direct one."""

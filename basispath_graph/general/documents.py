@@ -60,6 +60,10 @@ def general_export(result, form: str = "auto") -> dict:
         raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's")
     if form == "described" or (form == "auto" and described and result.basis_size > EXPLICIT_EXPORT_PATHS):
         return described_document(result)
+    if _described_deah(result) and result.basis_size > EXPLICIT_EXPORT_PATHS:
+        raise BadInput(f"the {result.engine} basis of this network ({result.basis_size:,} paths) is held described and has no"
+                       " one-document export: write its paths with --export-paths (streamed); its discards and their"
+                       " certificates are made when read (Result.discarded, why)")
     doc = export_head(result)
     doc["basis"] = general_basis_paths(result)
     doc.update(export_tail(result))
@@ -92,7 +96,11 @@ def export_tail(result) -> dict:
     discards with their certificates."""
     net, doc = result.network, {}
     core = result.core
-    if core is not None:
+    if core is not None and _described_deah(result):  # millions of discards, certificates made when read
+        doc["parts"] = result.parts
+        doc["repairs"] = len(core.repairs)
+        doc["discarded_on_demand"] = len(core.discarded)
+    elif core is not None:
         doc["parts"] = result.parts
         doc["repairs"] = len(core.repairs)
         doc["discarded"] = [
@@ -101,6 +109,12 @@ def export_tail(result) -> dict:
             for d in core.discarded
         ]
     return doc
+
+
+def _described_deah(result) -> bool:
+    """A DEAH run whose core was held described (``deah.engine.DESCRIBED_ABOVE``)."""
+    core = result.core
+    return core is not None and core.deah is not None and core.deah.described
 
 
 def general_core_path(parts: dict, net: GeneralNetwork, layers, indices) -> dict:
