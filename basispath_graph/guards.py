@@ -23,7 +23,7 @@ from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
-    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
+    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "describes", "DESCRIBED_ABOVE", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
     "out_of_memory_message",
 ]
@@ -134,6 +134,23 @@ def _topological(n: int, succ: dict[int, list[int]]) -> list[int]:
     return order
 
 
+#: deah-complete holds its B_r as their description (``deah.subroutine_rows.SubroutineRows``)
+#: when every selected substructure is p_0 or an ear and listing them would take more than this
+#: many numbers (candidate paths times their layers): ResNet-18's core has 105 M, dense-8x128 9.9 M.
+DESCRIBED_ABOVE = 20_000_000
+
+
+def describes(network, step1) -> bool:
+    """Whether deah-complete runs described on the layered ``network`` (see ``DESCRIBED_ABOVE``)."""
+    from .deah.step3_complete import plan_blocks
+
+    selected = [step1.paths[i].layers for i in step1.selected]
+    if candidate_layers(network, selected) <= DESCRIBED_ABOVE:
+        return False
+    plans = plan_blocks({idx: step1.paths[idx].layers for idx in step1.selected}, list(step1.selected))
+    return all(plan.rule in ("p0", "ear") for plan in plans)
+
+
 def features(network, engine: str) -> tuple[int, int, int, int, int]:
     """(m, candidates, connections, H x depth, candidate layers) of a layered or general network
     for ``engine``'s estimates: the skeleton uses m, connections and H x depth; the DEAH engines m,
@@ -153,8 +170,6 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
     step1 = run_step1(core)
     selected = [step1.paths[i].layers for i in step1.selected]
     if engine == "deah-complete":
-        from .deah.engine import describes
-
         if describes(core, step1):  # the B_r described: no candidate layers held; B_0's certificate lists H x depth
             return network.m, candidate_paths(core, selected), 0, skeleton_features(network)[1], 0
     return network.m, candidate_paths(core, selected), 0, 0, candidate_layers(core, selected)
@@ -165,7 +180,6 @@ def model_engine(network, engine: str) -> str:
     deah-complete holds its B_r described (``deah.engine.describes``), else ``engine``."""
     if engine != "deah-complete":
         return engine
-    from .deah.engine import describes
     from .deah.step1_substructures import run_step1
 
     core = network

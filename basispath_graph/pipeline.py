@@ -149,7 +149,7 @@ class RunOutcome:
 
 
 def refuse_described_deah(network, engine: str) -> None:
-    """A deah-complete run held described (``deah.engine.DESCRIBED_ABOVE``: the networks people
+    """A deah-complete run held described (``guards.DESCRIBED_ABOVE``: the networks people
     train) is not stored yet: the store writes a DEAH run path by path (basis paths, discards),
     which on ResNet-18 alone overflowed Arrow's string offsets past 10 GB. Refused before anything
     is written (``ResourceLimit``: one line, exit 2), naming what works."""

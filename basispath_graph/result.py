@@ -22,6 +22,7 @@ from .errors import BadInput
 from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
+from .general.described_lookup import described_core_lookup
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
@@ -265,8 +266,6 @@ class Result:
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
-        from .general.deah_solve import described_core_lookup  # deah_solve makes Results: imported here
-
         found = described_core_lookup(self, target)  # a described DEAH run: by index arithmetic
         if found is not None and found[0] == "discarded":
             record = self.discarded[found[1]]

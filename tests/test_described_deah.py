@@ -1,17 +1,16 @@
-"""deah-complete held described (``deah.engine.DESCRIBED_ABOVE``: every block p_0 or an ear; the
+"""deah-complete held described (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear; the
 B_r as ``SubroutineRows``, kept rows ``KeptRows``, an ear's discards ``EarRows``, certificates on
 demand) gives what the listed run gives: the same basis in the same order, the same verdict, the
 same discards with the same reasons and certificates, on layered and general networks."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from basispath_graph import solve
-from basispath_graph.deah import engine
+from basispath_graph import guards
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.presets import general_preset_spec
 
@@ -20,12 +19,12 @@ from .strategies import networks
 
 def _both(net, seed=0):
     listed = solve(net, engine="deah-complete", seed=seed)
-    saved = engine.DESCRIBED_ABOVE
-    engine.DESCRIBED_ABOVE = -1
+    saved = guards.DESCRIBED_ABOVE
+    guards.DESCRIBED_ABOVE = -1
     try:
         described = solve(net, engine="deah-complete", seed=seed)
     finally:
-        engine.DESCRIBED_ABOVE = saved
+        guards.DESCRIBED_ABOVE = saved
     return listed, described
 
 
@@ -61,7 +60,7 @@ def test_a_described_general_run_is_the_listed_run(preset):
 
 
 def test_why_on_a_described_general_run_finds_core_paths_by_arithmetic():
-    from basispath_graph.general.deah_solve import described_core_lookup
+    from basispath_graph.general.described_lookup import described_core_lookup
     from basispath_graph.general.documents import general_core_path
     from basispath_graph.general.paths import read_any_general_path
 
@@ -85,12 +84,12 @@ def test_storing_a_described_run_is_refused_before_anything_is_written(tmp_path)
     from basispath_graph.pipeline import execute_general_run
 
     net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**9)
-    saved = engine.DESCRIBED_ABOVE
-    engine.DESCRIBED_ABOVE = -1
+    saved = guards.DESCRIBED_ABOVE
+    guards.DESCRIBED_ABOVE = -1
     try:
         with open_store(str(tmp_path / "store"), create=True) as store:
             with pytest.raises(ResourceLimit, match="storing the deah-complete run of resnet20 is not supported yet"):
                 execute_general_run(store, net, "deah-complete")
             assert store.runs() == []
     finally:
-        engine.DESCRIBED_ABOVE = saved
+        guards.DESCRIBED_ABOVE = saved

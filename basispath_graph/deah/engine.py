@@ -11,10 +11,10 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from .subroutine import subroutine
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_layers, candidate_paths, check_memory, check_time
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_layers, candidate_paths, check_memory, check_time, describes
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
-from .step3_complete import plan_blocks, run_step3_complete
+from .step3_complete import run_step3_complete
 from .subroutine_rows import KeptRows, SubroutineRows
 from .step3_sdvchain import Relations, Step3Result, run_step3
 
@@ -47,21 +47,6 @@ class DeahResult:
             alive = self.step3.alive
             return [(idx, KeptRows(self.bases[idx], None if alive[idx].all() else np.flatnonzero(alive[idx]))) for idx in self.order]
         return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.order]
-
-
-#: deah-complete holds its B_r as their description (``SubroutineRows``) when every selected
-#: substructure is p_0 or an ear and listing them would take more than this many numbers
-#: (candidate paths times their layers): ResNet-18's core has 105 M, dense-8x128 9.9 M.
-DESCRIBED_ABOVE = 20_000_000
-
-
-def describes(network: Network, step1: Step1Result) -> bool:
-    """Whether deah-complete runs described on ``network`` (see ``DESCRIBED_ABOVE``)."""
-    selected = [step1.paths[i].layers for i in step1.selected]
-    if candidate_layers(network, selected) <= DESCRIBED_ABOVE:
-        return False
-    plans = plan_blocks({idx: step1.paths[idx].layers for idx in step1.selected}, list(step1.selected))
-    return all(plan.rule in ("p0", "ear") for plan in plans)
 
 
 def run_deah(

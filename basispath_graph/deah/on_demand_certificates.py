@@ -1,6 +1,6 @@
 """Certificates of a described deah-complete run's discards, made when one is read.
 
-A described run (``engine.DESCRIBED_ABOVE``: every block p_0 or an ear, the B_r held as
+A described run (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear, the B_r held as
 ``SubroutineRows``) has millions of discards (ResNet-18's core: 4.1 M); listing a certificate for
 each cost more than the run. Here discard k's certificate is made when it is read
 (``DiscardedList._item``, so ``why``, ``show``, iteration): the ear recursion

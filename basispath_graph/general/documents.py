@@ -112,7 +112,7 @@ def export_tail(result) -> dict:
 
 
 def _described_deah(result) -> bool:
-    """A DEAH run whose core was held described (``deah.engine.DESCRIBED_ABOVE``)."""
+    """A DEAH run whose core was held described (``guards.DESCRIBED_ABOVE``)."""
     core = result.core
     return core is not None and core.deah is not None and core.deah.described
 
