@@ -22,7 +22,7 @@ from .errors import BadInput
 from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
-from .general.described_lookup import described_core_lookup
+from .general.described_lookup import core_path, described_core_lookup
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
@@ -292,12 +292,8 @@ class Result:
         """The core's discard record of a general path (tap 0 on every hop, core layers only)."""
         if self.core is None or not len(self.discarded):
             return None
-        nodes, taps = target
-        position = {name: k for k, name in enumerate(self.parts["core_layers"])}
-        names = [self.network.layers[l].name for l, _ in nodes]
-        if any(t != 0 for t in taps) or any(n not in position for n in names):
-            return None
-        return self._discard_record(tuple(position[n] for n in names), tuple(i for _, i in nodes))
+        found = core_path(self, target)
+        return None if found is None else self._discard_record(*found)
 
     def __repr__(self) -> str:
         return (

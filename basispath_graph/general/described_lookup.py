@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["described_core_lookup"]
+__all__ = ["core_path", "described_core_lookup"]
+
+
+def core_path(result, target) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """A general path as a path of a DEAH result's core (core layer positions, neuron indices),
+    or None when it is not one (a tap other than 0, a layer off the core)."""
+    nodes, taps = target
+    position = {name: k for k, name in enumerate(result.parts["core_layers"])}
+    names = [result.network.layers[l].name for l, _ in nodes]
+    if any(t != 0 for t in taps) or any(n not in position for n in names):
+        return None
+    return tuple(position[n] for n in names), tuple(int(i) for _, i in nodes)
 
 
 def described_core_lookup(result, target) -> tuple[str, int] | None:
@@ -17,19 +28,17 @@ def described_core_lookup(result, target) -> tuple[str, int] | None:
     core = result.core
     if core is None or core.deah is None or not core.deah.described:
         return None
-    nodes, taps = target
-    position = {name: k for k, name in enumerate(result.parts["core_layers"])}
-    names = [result.network.layers[l].name for l, _ in nodes]
-    if any(t != 0 for t in taps) or any(n not in position for n in names):
+    found = core_path(result, target)
+    if found is None:
         return None
-    layers = tuple(position[n] for n in names)
+    layers, indices = found
     step3 = core.deah.step3
     start = 0
     for k, idx in enumerate(step3.order):
         rows = step3.described[idx]
         size = len(core.basis[k])
         if rows.layers == layers:
-            row = rows.row_of([i for _, i in nodes])
+            row = rows.row_of(indices)
             if row is None:
                 return None
             if idx not in step3.ears:  # B_0: kept whole
