@@ -65,7 +65,7 @@ def _b0_listed_rows(rows: SubroutineRows) -> np.ndarray:
         u = rows.pred[k]
         d = rows.direct[k][u]
         cross = v != d
-        out.append(rows.starts[k + 1] + u[cross] * (w[b] - 1) + np.where(v[cross] < d[cross], v[cross], v[cross] - 1))
+        out.append(rows.cross_row(k, u[cross], v[cross], d[cross]))
     return np.unique(np.concatenate(out))
 
 

@@ -288,6 +288,11 @@ def _keep_one_new_hop(network: Network, block: PathBlock, hop, first: np.ndarray
     return keep
 
 
+def _described(network: Network, block, rule: ChoiceRule) -> SubroutineRows:
+    """B_r as its description: the block itself when the run holds it so (run_deah), else made."""
+    return block if isinstance(block, SubroutineRows) else SubroutineRows(network, block.layers, rule)
+
+
 def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, PathBlock], rule: ChoiceRule) -> CompleteStep3:
     """Decide every path of every B_r: kept by its substructure's rule, or discarded with a reason.
 
@@ -306,11 +311,11 @@ def run_step3_complete(network: Network, step1: Step1Result, bases: dict[int, Pa
         idx, block, news, paying = plan.idx, bases[plan.idx], list(plan.new_hops), list(plan.paid)
         if plan.rule == "p0":
             keep = np.ones(len(block), dtype=bool)
-            described[idx] = SubroutineRows(network, block.layers, rule)
+            described[idx] = _described(network, block, rule)
         elif plan.rule == "ear":
             # B_r's owners and discards by index arithmetic on Subroutine's row order
             # (subroutine_rows.py): no row is looked up
-            described[idx] = SubroutineRows(network, block.layers, rule)
+            described[idx] = _described(network, block, rule)
             ear = ears[idx] = ear_rows(described[idx], news[0])
             keep = np.zeros(len(block), dtype=bool)
             keep[ear.kept] = True

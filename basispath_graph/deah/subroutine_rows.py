@@ -50,12 +50,18 @@ class SubroutineRows:
             ends = np.arange(w[b], dtype=np.int64)
             p = self.pred[k]
             d = self.direct[k][p]
-            cross = self.starts[k + 1] + p * (w[b] - 1) + np.where(ends < d, ends, ends - 1)
-            pstar.append(np.where(d == ends, pstar[-1][p], cross))
+            pstar.append(np.where(d == ends, pstar[-1][p], self.cross_row(k, p, ends, d)))
         self.pstar = pstar
 
     def __len__(self) -> int:
         return int(self.starts[-1])
+
+    def cross_row(self, k: int, u, v, d=None):
+        """Row made at the cross edge (u, v) of hop k (v not u's direct target ``d``): hop k's
+        section lists sources ascending, each source's cross targets ascending."""
+        d = self.direct[k][u] if d is None else d
+        wb = self.network.widths[self.layers[k + 1]]
+        return self.starts[k + 1] + u * (wb - 1) + np.where(v < d, v, v - 1)
 
     @property
     def nodes(self) -> np.ndarray:
@@ -112,7 +118,7 @@ class SubroutineRows:
             u, v = nodes[k], nodes[k + 1]
             d = int(self.direct[k][u])
             if v != d:
-                row = int(self.starts[k + 1]) + u * (w[self.layers[k + 1]] - 1) + (v if v < d else v - 1)
+                row = int(self.cross_row(k, u, v, d))
                 break
         return row if self.take([row]).nodes[0].tolist() == nodes else None
 
@@ -123,7 +129,7 @@ class SubroutineRows:
         wa, wb = w[self.layers[j]], w[self.layers[j + 1]]
         v = np.arange(wb, dtype=np.int64)[None, :]
         d = self.direct[j][:, None]
-        table = self.starts[j + 1] + np.arange(wa, dtype=np.int64)[:, None] * (wb - 1) + np.where(v < d, v, v - 1)
+        table = self.cross_row(j, np.arange(wa, dtype=np.int64)[:, None], v, d)
         return np.where(v == d, self.pstar[j][:, None], table)
 
 
@@ -167,9 +173,7 @@ class EarRows:
         rows, j = self.rows, self.j
         u, v = block.nodes[:, j], block.nodes[:, j + 1]
         d = rows.direct[j][u]
-        wb = rows.network.widths[rows.layers[j + 1]]
-        cross = rows.starts[j + 1] + u * (wb - 1) + np.where(v < d, v, v - 1)
-        return np.where(v == d, rows.pstar[j][u], cross)
+        return np.where(v == d, rows.pstar[j][u], rows.cross_row(j, u, v, d))
 
 
 def ear_rows(rows: SubroutineRows, hop: tuple[int, int]) -> EarRows:

@@ -126,7 +126,7 @@ def first_rows(rows) -> list[np.ndarray]:
                 others = np.flatnonzero(d != v)
                 u0[v] = others[0] if len(others) else -1
         v = np.arange(wb, dtype=np.int64)
-        made = rows.starts[k + 1] + u0 * (wb - 1) + np.where(v < d[u0], v, v - 1)
+        made = rows.cross_row(k, u0, v, d[u0])
         made[(u0 < 0) | ((wa == 1) & taken)] = np.iinfo(np.int64).max
         out.append(np.minimum(nxt, made))
     rows._first_rows = out
