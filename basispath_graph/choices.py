@@ -41,6 +41,28 @@ class ChoiceRule:
             self._rank_to_neuron.append(perm)
             self._neuron_to_rank.append(inv)
 
+    @property
+    def orders(self) -> list[np.ndarray]:
+        """Per layer, its neurons by rank (rank r -> neuron): all the rule is (a stored run keeps
+        them, so it never depends on how a seed turns into a permutation)."""
+        return list(self._rank_to_neuron)
+
+    @classmethod
+    def from_orders(cls, orders, seed: int = 0) -> "ChoiceRule":
+        """The rule whose per-layer orders are ``orders`` (``orders`` of some rule)."""
+        rule = cls.__new__(cls)
+        rule.seed = int(seed)
+        rule._rank_to_neuron = [np.asarray(o, dtype=np.int64) for o in orders]
+        rule.widths = tuple(len(o) for o in rule._rank_to_neuron)
+        rule._neuron_to_rank = []
+        for perm in rule._rank_to_neuron:
+            if not np.array_equal(np.sort(perm), np.arange(len(perm))):
+                raise ValueError("a layer's order is not a permutation of its neurons")
+            inv = np.empty(len(perm), dtype=np.int64)
+            inv[perm] = np.arange(len(perm), dtype=np.int64)
+            rule._neuron_to_rank.append(inv)
+        return rule
+
     def direct(self, a: int, b: int, neurons) -> np.ndarray:
         """Target at layer b of the direct edge leaving each given neuron of layer a."""
         ranks = self._neuron_to_rank[a][np.asarray(neurons, dtype=np.int64)]

@@ -7,7 +7,7 @@ same graph (LadybugDB folder or Neo4j 5), through the same functions the CLI use
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +16,9 @@ from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .general.described import DescribedBasis, DescribedPaths
 from .store import described_rows
+from .store.described_deah import is_described_run, load_described_deah
 from .store.described_rows import load_described
+from .general.documents import general_core_path
 from .analysis.why import explain
 from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
 from .general.model import GeneralNetwork
@@ -69,6 +71,39 @@ class StoredRun:
         )
 
 
+class _MadePaths(Sequence):
+    """Paths made one at a time by ``make(k)``, k < ``n`` (a described run's kept or discarded paths)."""
+
+    def __init__(self, n: int, make):
+        self.n, self.make = n, make
+
+    @classmethod
+    def of(cls, result) -> tuple["_MadePaths", "_MadePaths"]:
+        """The kept and discarded paths of a rebuilt described run, in the stored path form."""
+        net = result.network
+        if net.is_layered:
+            kept = cls(result.basis_size, lambda k: tuple(zip(*result.basis_path(k))))
+            return kept, cls(len(result.discarded), lambda k: tuple(zip(result.discarded[k].layers, result.discarded[k].indices)))
+
+        def discarded(k: int):
+            doc = general_core_path(result.parts, net, result.discarded[k].layers, result.discarded[k].indices)
+            return tuple((net.index[name], i) for name, i in doc["nodes"]), tuple(doc["taps"])
+
+        return cls(result.basis_size, result.basis_path), cls(len(result.discarded), discarded)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(self.n))]
+        if k < 0:
+            k += self.n
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        return self.make(k)
+
+
 def _plain(text: str) -> PlainPath:
     layers, indices = parse_path(text)
     return tuple(zip(layers, indices))
@@ -109,8 +144,8 @@ class GraphStore:
         if not network.is_layered:
             general = execute_general_run(self._store, network, engine or "skeleton", seed, **solve_options)
             result = general.result
-            big = isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS
-            basis = DescribedPaths(result.basis) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
+            big = (isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS) or is_described_run(result)
+            basis = DescribedPaths(result.basis, network=network) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
             return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, [], result)
         engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)
@@ -134,6 +169,10 @@ class GraphStore:
         (run,) = self._store.run("get_run", id=run_id)
         general = run["kind"] == "general"
         net = stored_network(self._store, run)
+        rebuilt = load_described_deah(self._store, run_id, net, run) if run["engine"] == "deah-complete" else None
+        if rebuilt is not None:  # a described DEAH run: every path made from its description when read
+            kept, discarded = _MadePaths.of(rebuilt)
+            return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded, rebuilt)
         kept, discarded = [], []
         rows = self._store.run("run_paths", run=run_id)
         described = load_described(self._store, run_id, net, [r for r in rows if r["kept"]]) if general else None

@@ -23,14 +23,15 @@ from .deah.step1_substructures import TooManySubstructures
 from .general.described import DescribedBasis
 from .general.model import GeneralNetwork
 from .general.solve import GeneralResult, solve_general
-from .guards import ResourceLimit, model_engine
+from .guards import ResourceLimit
 from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store, StoreError
+from .store.described_deah import is_described_run, write_described_deah
 from .store.described_rows import write_described
 from .store.general_networks import ingest_general_network
-from .store.path_forms import GeneralForm
+from .store.path_forms import GeneralForm, LayeredForm
 from .store.relations import StoreRelations, persist_substructures
 from .store.resume import Committed
 from .store.runs import ingest_network, new_run_id, now
@@ -148,19 +149,6 @@ class RunOutcome:
     resumed_rows: int = 0  # --resume: rows the killed run had committed, kept as they were
 
 
-def refuse_described_deah(network, engine: str) -> None:
-    """A deah-complete run held described (``guards.DESCRIBED_ABOVE``: the networks people
-    train) is not stored yet: the store writes a DEAH run path by path (basis paths, discards),
-    which on ResNet-18 alone overflowed Arrow's string offsets past 10 GB. Refused before anything
-    is written (``ResourceLimit``: one line, exit 2), naming what works."""
-    if engine != "deah-complete" or model_engine(network, engine) != "deah-complete described":
-        return
-    name = f" of {network.name}" if getattr(network, "name", "") else ""
-    raise ResourceLimit(f"storing the deah-complete run{name} is not supported yet: it is held described ({network.m:,} weights;"
-                        " the store writes DEAH runs path by path); store its skeleton run (--engine skeleton, stored"
-                        " described), or solve it without the store (basispath solve --engine deah-complete --export FILE)")
-
-
 def execute_run(
     store: Store,
     network: Network,
@@ -173,7 +161,6 @@ def execute_run(
     """Solve ``network`` and persist the run; ``resume`` redoes an unfinished run by id."""
     timings: dict[str, float] = {}
     committed: Committed | None = None
-    refuse_described_deah(network, engine)
     key = ingest_network(store, network)
     if resume:
         run_id = resume
@@ -217,7 +204,10 @@ def execute_run(
     on_write_stage, on_batch = _write_hooks(progress)
 
     t0 = time.perf_counter()
-    write_artifacts(store, run_id, result, on_write_stage, on_batch, committed)
+    if is_described_run(result):  # the networks people train: the description, not a node per path
+        write_described_deah(store, run_id, result, LayeredForm(network), committed, on_write_stage, on_batch)
+    else:
+        write_artifacts(store, run_id, result, on_write_stage, on_batch, committed)
     if committed is not None:
         committed.check_used()
     timings["persist"] = time.perf_counter() - t0
@@ -260,7 +250,6 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     ``time_limit``."""
     timings: dict[str, float] = {}
     committed: Committed | None = None
-    refuse_described_deah(network, engine)
     if progress is not None:
         progress.stage(f"solve ({engine})")
     result = solve_general(network, engine, seed, **solve_options)  # a refusal leaves no trace in the store
@@ -290,6 +279,8 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         persist_substructures(store, run_id, core.deah.step1, committed, form, on_batch)
     if isinstance(result.basis, DescribedBasis):  # the skeleton: walks and families, not a node per path
         write_described(store, run_id, form, result.basis, committed, on_write_stage, on_batch)
+    elif is_described_run(result):  # a DEAH run held described: its rule and plan, the explicit paths
+        write_described_deah(store, run_id, result, form, committed, on_write_stage, on_batch)
     else:
         write_artifacts(store, run_id, core, on_write_stage, on_batch, committed, form=form, basis=result.blocks)
     if committed is not None:

@@ -22,7 +22,7 @@ from .errors import BadInput
 from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
-from .general.described_lookup import core_path, described_core_lookup
+from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
@@ -228,14 +228,21 @@ class Result:
     def _why_layered(self, path) -> dict:
         layers, indices = read_path(path)
         pairs = [[int(l), int(i)] for l, i in zip(layers, indices)]
-        found = _find_row(self.basis, layers, indices)
         answer = {"run": None, "path": pairs, "id": None}
+        described = described_lookup(self, layers, indices)  # a described run: by index arithmetic
+        if described is not None and described[0] == "kept":
+            found = self._block_of(described[1]), described[1]
+        else:
+            found = _find_row(self.basis, layers, indices) if described is None else None
         if found is not None:
             block, index = found
             return {**answer, "status": "kept", "substructure": self.basis_substructures[block],
                     "reason": {"step": "kept", "detail": "kept: a path of the basis"},
                     "certificate": [{"coef": 1, "path": pairs, "index": index}], "verified": True}
-        record = self._discard_record(layers, indices)
+        if described is not None and described[0] == "discarded":
+            record = self.discarded[described[1]]
+        else:
+            record = self._discard_record(layers, indices) if described is None else None
         if record is not None:
             return {**answer, **self._discard_answer(self, record, pairs, (layers, indices), check_certificate)}
         coords = coordinates(self.network, self.basis, tuple(zip(layers, indices)))
@@ -243,6 +250,14 @@ class Result:
                 "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
                 "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
                 "verified": coords["verified"]}
+
+    def _block_of(self, index: int) -> int:
+        """The basis block holding basis index ``index``."""
+        for k, block in enumerate(self.basis):
+            if index < len(block):
+                return k
+            index -= len(block)
+        raise IndexError(index)
 
     def _discard_record(self, layers, indices):
         for d in self.discarded:
@@ -273,11 +288,11 @@ class Result:
             found = self._discard_answer(self.core, record, answer["path"], target, check)
             return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
         index = found[1] if found is not None else find_general_path(net, self.basis, target)
-        if index is not None:
+        if index is not None and found != ABSENT:
             return {**answer, "status": "kept", "substructure": None,
                     "reason": {"step": "kept", "detail": "kept: a path of the basis"},
                     "certificate": [{"coef": 1, "path": answer["path"], "index": index}], "verified": True}
-        record = self._core_discard(target)
+        record = self._core_discard(target) if found is None else None
         if record is not None:
             check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
             found = self._discard_answer(self.core, record, answer["path"], target, check)

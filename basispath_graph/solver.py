@@ -32,7 +32,7 @@ from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_block
 from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Repair", "DiscardedPath", "DiscardedList", "Result", "SolveResult", "PlainPath", "solve"]
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Repair", "DiscardedPath", "DiscardedList", "Result", "SolveResult", "PlainPath", "solve", "described_result"]
 
 ENGINES = ("deah", "deah-complete", "skeleton")
 #: The engine used when none is named (``solve``, ``execute_run``, the CLI): certified with no
@@ -194,6 +194,9 @@ def solve(
             basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
             readmitted, repairs = set(), []
 
+    if certificates and verdict.certified and deah.described and not repairs:
+        # described: each certificate made and checked when its discard is read, not listed
+        return described_result(network, seed, deah, verdict, timings, raw)
     if engine == "deah-complete" and not repairs:
         discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
     else:
@@ -208,11 +211,7 @@ def solve(
         network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
         deah=deah, timings=timings, repairs_needed=needed,
     )
-    if certificates and verdict.certified and discarded and deah.described and not repairs:
-        # described: each certificate made and checked when its discard is read, not listed
-        discarded.on_demand = OnDemandCertificates(network, deah, basis)
-        result.certificate_method = "ear recursion, on demand"
-    elif certificates and verdict.certified and discarded:
+    if certificates and verdict.certified and discarded:
         with timer.stage("certificates"):
             if engine == "deah-complete" and not repairs:
                 result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)
@@ -229,6 +228,23 @@ def solve(
                     for d, certificate in zip(group, expresser.express_block(block)):
                         d.certificate = certificate
                 result.certificates_rechecked = len(discarded)
+    return result
+
+
+def described_result(network: Network, seed: int, deah: DeahResult, verdict: Verdict, timings: dict | None = None,
+                     raw: list | None = None) -> Result:
+    """deah-complete's certified result held described (``deah.described``): its kept blocks
+    (``KeptRows``) as the basis, its discards as a ``DiscardedList`` whose certificates are made
+    and checked when one is read. ``solve`` builds it after certifying the union; a stored run is
+    rebuilt into it from its description (``store/described_deah.py``) with its stored verdict."""
+    raw = deah.kept_blocks() if raw is None else raw  # (substructure, kept block) in order
+    basis = [b for _, b in raw]
+    discarded = DiscardedList(deah.bases, deah.step3.discards)
+    result = Result(network, "deah-complete", seed, basis, [idx for idx, _ in raw], verdict, verdict, discarded,
+                    deah=deah, timings=dict(timings or {}))
+    if len(discarded):
+        discarded.on_demand = OnDemandCertificates(network, deah, basis)
+        result.certificate_method = "ear recursion, on demand"
     return result
 
 

@@ -157,6 +157,10 @@ def _deah_values(store: Store, r: dict, form=None) -> dict:
         values.update(_rule_values(b.rule for b in stored_plan(store, run_id, form)))  # rebuilt from the stored selection
         steps = COMPLETE_STEPS
     values.update({f"{step}_discards": int(r[f"{step}_discards"] or 0) for step in steps})
+    described = store.run("described_discard_steps", run=run_id) if r["engine"] == "deah-complete" else []
+    if described and int(described[0]["blocks"]):  # stored described: counted from its blocks, certificates made on demand
+        values.update(prefix_discards=int(described[0]["prefix"]), suffix_discards=int(described[0]["suffix"]), certificate_max=None)
+        return values
     largest = store.run("certificate_max", run=run_id)
     values.update(certificate_max=int((largest[0]["certificate_max"] if largest else 0) or 0))
     return values

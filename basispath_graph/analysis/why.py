@@ -22,11 +22,14 @@ from ..deah.local_witness import explain_local
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
+from .why_described import described_answer
 from .why_general import GeneralSpelling
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
+from ..store.described_deah import load_described_deah
 from ..store.general_networks import stored_network
+from ..store.path_forms import stored_form
 from ..store.runs import stored_plan
 from ..verify import ExpressError, parse_path
 
@@ -61,13 +64,14 @@ class RunContext:
     run_id: str
     network: Network | GeneralNetwork
     status: str
+    row: dict | None = None  # its get_run row
 
 
 def load_context(store: Store, run_id: str) -> RunContext:
     rows = store.run("get_run", id=run_id)
     if not rows:
         raise WhyError(f"no run {run_id!r} in this store")
-    return RunContext(run_id, stored_network(store, rows[0]), rows[0]["status"])
+    return RunContext(run_id, stored_network(store, rows[0]), rows[0]["status"], rows[0])
 
 
 class LayeredSpelling:
@@ -76,6 +80,8 @@ class LayeredSpelling:
 
     #: A stored path not kept and without a certificate gets its coordinates (else: not verified).
     without_certificate = False
+    #: The detail of a path the run never had as a candidate (answered with its coordinates).
+    never_a_candidate = "never a candidate of this run (in no B_r): its coordinates over the run's basis"
 
     def __init__(self, store: Store, ctx: RunContext) -> None:
         self.store, self.ctx, self.network = store, ctx, ctx.network
@@ -151,7 +157,7 @@ class LayeredSpelling:
             "id": None,
             "status": "not a candidate",
             "substructure": None,
-            "reason": {"step": "coordinates", "detail": "never a candidate of this run (in no B_r): its coordinates over the run's basis"},
+            "reason": {"step": "coordinates", "detail": self.never_a_candidate},
             "certificate": [{"coef": t["coef"], "path": t["path"], "id": ids[t["index"]]} for t in answer["coordinates"]],
             "verified": answer["verified"],
         }
@@ -221,6 +227,13 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
     spell = _spelling(store, ctx)
+    if ctx.row["engine"] == "deah-complete":  # stored described (store/described_deah.py): answered from the description
+        try:
+            described = load_described_deah(store, run_id, ctx.network, ctx.row)
+        except StoreError as exc:
+            raise WhyError(str(exc)) from None
+        if described is not None:
+            return described_answer(spell, ctx, described, stored_form(store, run_id, ctx.network), path, WhyError)
     text, pid = spell.argument(path)
     try:
         rows = store.run("why", run=run_id, text=text, id=pid)

@@ -54,6 +54,7 @@ class GeneralSpelling:
     the local rule's witness is recomputed on the core and its layers named."""
 
     without_certificate = True  # a path not kept, stored without a certificate (before the core's artifacts were): its coordinates
+    never_a_candidate = "never a candidate of this run: its coordinates over the run's basis"
 
     def __init__(self, store: Store, ctx, error=BadInput) -> None:
         self.store, self.ctx, self.network, self.error = store, ctx, ctx.network, error
@@ -196,7 +197,7 @@ class GeneralSpelling:
         except ExpressError as exc:  # the stored basis is certified: this would be a damaged store
             raise error(f"cannot express {text} over the basis of run {run_id}: {exc}") from None
         id_of = int if basis is not None else [r["id"] for r in kept].__getitem__  # basis index -> stored id
-        detail = "discarded by the run" if row is not None else "never a candidate of this run: its coordinates over the run's basis"
+        detail = "discarded by the run" if row is not None else self.never_a_candidate
         return {
             "run": run_id, "path": general_path_json(net, target), "text": text, "id": row["id"] if row is not None else None,
             "status": "discarded" if row is not None else "not a candidate", "substructure": None,

@@ -40,7 +40,7 @@ from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
 from .union_certificate import certify_union
 
-__all__ = ["solve_general_deah", "core_block"]
+__all__ = ["solve_general_deah", "general_result", "core_block"]
 
 
 def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
@@ -244,6 +244,16 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     otherwise; ``solve_options`` go to the layered ``solve``."""
     setting = paper_setting(net, engine)
     layered = solve(setting.core, engine=engine, seed=seed, **solve_options)
+    return general_result(setting, engine, seed, layered)
+
+
+def general_result(setting: PaperSetting, engine: str, seed: int, layered: Result, verdict=None) -> Result:
+    """The general network's result from the layered run on its core: the core's kept paths, the
+    tap lift, the extra layers' and the identity forest's paths, certified exactly from these
+    parts (``union_certificate``). ``verdict``: a stored run's (``store/described_deah.py``
+    rebuilds a described run from its stored description; it was certified when solved), then
+    not certified again."""
+    net = setting.network
     t0 = time.perf_counter()
     # core and tap lift are made block by block when read (lazy_blocks): m paths x depth never held
     core = LazyBlocks([CorePart(setting, b) for b in layered.basis])
@@ -251,10 +261,11 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
     extra, shortcuts = _extra_blocks(setting), forest_blocks(net, *_core_walks(setting))
     t1 = time.perf_counter()
     blocks = LazyBlocks(core.parts + lifted.parts + extra + shortcuts)
-    # exact from the parts: the core's own verdict, private weights, the forest (union_certificate)
-    described = (lambda c, l: described_lift_problem(setting, layered, l)) if layered.deah is not None and layered.deah.described else None
-    verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts,
-                            described)
+    if verdict is None:
+        # exact from the parts: the core's own verdict, private weights, the forest (union_certificate)
+        described = (lambda c, l: described_lift_problem(setting, layered, l)) if layered.deah is not None and layered.deah.described else None
+        verdict = certify_union(net, layered.verdict, set(setting.pair_connection.values()), core, lifted, extra, shortcuts,
+                                described)
     t2 = time.perf_counter()
     timings = {f"core {k}": v for k, v in layered.timings.items()} | {"lift": t1 - t0, "certify": t2 - t1}
     parts = {
@@ -263,4 +274,3 @@ def solve_general_deah(net: GeneralNetwork, engine: str = "deah-complete", seed:
         "identity": sum(map(len, shortcuts)),
     }
     return Result.of_general(net, engine, seed, blocks, verdict, timings, parts, layered)
-

@@ -18,7 +18,7 @@ from .base import ArrowStrings, Ragged, Store
 from .path_forms import LayeredForm
 from .resume import Committed
 
-__all__ = ["write_artifacts"]
+__all__ = ["write_artifacts", "write_subdivision_sets"]
 
 
 #: Discard node properties a rule does not use hold these (both backends store them alike).
@@ -102,19 +102,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
 
     deah = result.deah if result is not None else None
     if deah is not None:
-        stage("subdivision sets")
-        s1, s3 = deah.step1, deah.step3
-        sets = [
-            {"uid": f"{run_id}:u{idx}", "run": run_id, "r": idx, "size": s1.paths[idx].u_size, "path": f"{run_id}:s{idx}"}
-            for idx in s1.selected
-        ]
-        bulk("insert_subdivision_sets", _columns(sets))
-        resume.derive(store, "compute_contains", committed, run=run_id)
-        links = []
-        for t, chain in enumerate(s3.chains, start=1):
-            for pos, idx in enumerate(chain + [s1.p0], start=1):
-                links.append({"chain_uid": f"{run_id}:c{t}", "run": run_id, "t": t, "pos": pos, "set_uid": f"{run_id}:u{idx}"})
-        bulk("insert_chains", _columns(links))
+        write_subdivision_sets(store, run_id, deah, bulk, stage, committed)
 
     stage("basis paths")
     discarded = result.discarded if result is not None else []
@@ -148,6 +136,23 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
             _write_discard_table(run_id, form, discarded, n, bulk, stage)
             return
         _write_discard_records(run_id, form, result, n, bulk, stage)
+
+
+def write_subdivision_sets(store: Store, run_id: str, deah, bulk, stage, committed: Committed | None = None) -> None:
+    """A DEAH run's subdivision sets U_r (with Cypher's CONTAINS) and SDVChain's chains."""
+    stage("subdivision sets")
+    s1, s3 = deah.step1, deah.step3
+    sets = [
+        {"uid": f"{run_id}:u{idx}", "run": run_id, "r": idx, "size": s1.paths[idx].u_size, "path": f"{run_id}:s{idx}"}
+        for idx in s1.selected
+    ]
+    bulk("insert_subdivision_sets", _columns(sets))
+    resume.derive(store, "compute_contains", committed, run=run_id)
+    links = []
+    for t, chain in enumerate(s3.chains, start=1):
+        for pos, idx in enumerate(chain + [s1.p0], start=1):
+            links.append({"chain_uid": f"{run_id}:c{t}", "run": run_id, "t": t, "pos": pos, "set_uid": f"{run_id}:u{idx}"})
+    bulk("insert_chains", _columns(links))
 
 
 def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, bulk, stage) -> None:

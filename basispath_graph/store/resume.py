@@ -28,6 +28,8 @@ WRITES = (
     "link_kept",
     "insert_designations",
     "insert_families",
+    "insert_choice_orders",
+    "insert_described_blocks",
     "link_discarded",
     "link_from_substructure",
     "insert_discards",

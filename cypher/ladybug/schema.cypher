@@ -44,4 +44,8 @@ ALTER TABLE CONNECTS ADD IF NOT EXISTS groups INT64 DEFAULT 1;
 // Described bases (docs/graph-model.md): a skeleton run of a general network stores its designated
 // walks and weight families instead of a BasisPath per path.
 CREATE NODE TABLE IF NOT EXISTS Designation(uid STRING, run STRING, side STRING, layer INT64, connection INT64, neurons INT64[], PRIMARY KEY(uid));
-CREATE NODE TABLE IF NOT EXISTS Family(uid STRING, run STRING, position INT64, connection INT64, first INT64, size INT64, excluded INT64[], PRIMARY KEY(uid))
+CREATE NODE TABLE IF NOT EXISTS Family(uid STRING, run STRING, position INT64, connection INT64, first INT64, size INT64, excluded INT64[], PRIMARY KEY(uid));
+// Described deah-complete runs (docs/graph-model.md): the choice rule per core layer and one row per
+// block of the ear order, instead of a node per kept and discarded path.
+CREATE NODE TABLE IF NOT EXISTS ChoiceOrder(uid STRING, run STRING, layer INT64, neurons INT64[], PRIMARY KEY(uid));
+CREATE NODE TABLE IF NOT EXISTS DescribedBlock(uid STRING, run STRING, position INT64, substructure INT64, rule STRING, hop INT64[], kept_first INT64, kept INT64, discard_first INT64, discards INT64, prefix INT64, PRIMARY KEY(uid))

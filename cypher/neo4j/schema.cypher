@@ -16,4 +16,8 @@ CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status);
 CREATE CONSTRAINT designation_uid IF NOT EXISTS FOR (n:Designation) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT family_uid IF NOT EXISTS FOR (n:Family) REQUIRE n.uid IS UNIQUE;
 CREATE INDEX designation_run IF NOT EXISTS FOR (n:Designation) ON (n.run);
-CREATE INDEX family_run IF NOT EXISTS FOR (n:Family) ON (n.run)
+CREATE INDEX family_run IF NOT EXISTS FOR (n:Family) ON (n.run);
+CREATE CONSTRAINT choice_order_uid IF NOT EXISTS FOR (n:ChoiceOrder) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT described_block_uid IF NOT EXISTS FOR (n:DescribedBlock) REQUIRE n.uid IS UNIQUE;
+CREATE INDEX choice_order_run IF NOT EXISTS FOR (n:ChoiceOrder) ON (n.run);
+CREATE INDEX described_block_run IF NOT EXISTS FOR (n:DescribedBlock) ON (n.run)

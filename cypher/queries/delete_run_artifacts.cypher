@@ -7,4 +7,6 @@ MATCH (n:Chain {run: $run}) DETACH DELETE n;
 MATCH (n:SubdivisionSet {run: $run}) DETACH DELETE n;
 MATCH (n:SubstructurePath {run: $run}) DETACH DELETE n;
 MATCH (n:Designation {run: $run}) DELETE n;
-MATCH (n:Family {run: $run}) DELETE n
+MATCH (n:Family {run: $run}) DELETE n;
+MATCH (n:ChoiceOrder {run: $run}) DELETE n;
+MATCH (n:DescribedBlock {run: $run}) DELETE n

@@ -1,0 +1,5 @@
+// The discards of a described deah-complete run by the hop rule's step, from its blocks (its
+// discards have no Discard node): 'prefix', then 'suffix'; blocks = 0 for a run stored path by path.
+// param: run STRING
+MATCH (b:DescribedBlock {run: $run})
+RETURN count(b) AS blocks, sum(b.prefix) AS prefix, sum(b.discards) - sum(b.prefix) AS suffix
