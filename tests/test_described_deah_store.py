@@ -113,3 +113,56 @@ def test_a_description_that_does_not_rebuild_its_run_is_refused(tmp_path, monkey
         (row,) = gs._store.run("get_run", id=run.id)
         with pytest.raises(StoreError, match=f"run {run.id}: block 1 of its description rebuilds as"):
             load_described_deah(gs._store, run.id, LAYERED, row)
+
+
+class _Killed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("point", ["basis paths:batch:2", "description", "description:batch:2"])
+def test_a_described_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, point):
+    """A described run stopped while it is written (at a stage, or after a committed batch) is
+    resumed under its id, keeping what it committed; it then answers as a run never cut short."""
+    from basispath_graph import pipeline
+    from basispath_graph.store.base import BATCH_ENV
+    from basispath_graph.store.runs import list_runs
+
+    monkeypatch.setattr(guards, "DESCRIBED_ABOVE", 0)
+    monkeypatch.setenv(BATCH_ENV, "2")  # several batches per write
+    net = load_general(GENERAL)
+    kill_point = pipeline._kill_point
+
+    def killed(stage: str) -> None:
+        if stage == point:
+            raise _Killed(stage)
+        kill_point(stage)
+
+    with open_store(str(tmp_path / "store"), create=True) as gs:
+        whole = gs.run(net, engine="deah-complete")
+        monkeypatch.setattr(pipeline, "_kill_point", killed)
+        with pytest.raises(_Killed):
+            gs.run(net, engine="deah-complete")
+        monkeypatch.setattr(pipeline, "_kill_point", kill_point)
+        (cut,) = [r["id"] for r in list_runs(gs._store) if r["status"] != "complete"]
+        outcome = pipeline.execute_general_run(gs._store, net, "deah-complete", resume=cut)
+        assert outcome.resumed_rows > 0
+        statuses = {r["id"]: r["status"] for r in list_runs(gs._store)}
+        assert statuses == {whole.id: "complete", cut: "complete"}
+        for label in ("BasisPath", "ChoiceOrder", "DescribedBlock", "SubstructurePath"):
+            assert _count(gs, label, cut) == _count(gs, label, whole.id)
+        size = whole.result.basis_size + len(whole.result.discarded)
+        for pid in range(0, size, 7):
+            assert _without_run(gs.why(cut, str(pid))) == _without_run(gs.why(whole.id, str(pid)))
+
+
+def test_show_counts_a_described_run_as_the_listed_one(tmp_path, monkeypatch):
+    """``show``'s per-layer kept paths of a described run come from its parts, not its nodes."""
+    from basispath_graph.show.general_model import load_general_overview
+
+    net = load_general(GENERAL)
+    with open_store(str(tmp_path / "store"), create=True) as gs:
+        listed, described = _both_runs(gs, net, monkeypatch)
+        rows = {r["id"]: r for r in gs._store.run("show_run_summary", run=listed.id) + gs._store.run("show_run_summary", run=described.id)}
+        a, b = (load_general_overview(gs._store, rows[r.id]) for r in (listed, described))
+        assert a.layers == b.layers and a.discarded == b.discarded and b.basis_size == net.m - net.H
+        assert sum(layer.kept for layer in b.layers if layer.name == "y") == net.m - net.H  # every path ends there

@@ -10,6 +10,7 @@ from ..network import kind_counts
 from ..store import Store
 from ..store.general_networks import load_general_network
 from ..store.path_forms import stored_form
+from ..store.described_deah import kept_paths_per_layer, load_described_deah
 
 __all__ = ["GeneralLayerInfo", "GeneralEdge", "GeneralOverview", "load_general_overview"]
 
@@ -71,7 +72,11 @@ class GeneralOverview:
 def load_general_overview(store: Store, row: dict) -> GeneralOverview:
     """The overview of the general run of ``row`` (a ``show_run_summary`` row)."""
     net = load_general_network(store, row["key"], row["name"] or "")
-    kept = {int(r["layer"]): int(r["paths"]) for r in store.run("general_layer_counts", run=row["id"])}
+    rebuilt = load_described_deah(store, row["id"], net, store.run("get_run", id=row["id"])[0]) if row["engine"] == "deah-complete" else None
+    if rebuilt is not None:  # a described DEAH run: counted from its parts (only its explicit paths are nodes)
+        kept = kept_paths_per_layer(rebuilt)
+    else:
+        kept = {int(r["layer"]): int(r["paths"]) for r in store.run("general_layer_counts", run=row["id"])}
     form = stored_form(store, row["id"], net) if row["engine"] != "skeleton" else None
     core = set(form.positions.tolist()) if form is not None else set()
     subs = store.run("show_substructures", run=row["id"]) if core else []

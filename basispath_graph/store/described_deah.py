@@ -39,7 +39,7 @@ from . import resume
 from .base import Store, StoreError
 from .path_forms import LayeredForm, stored_form
 
-__all__ = ["is_described_run", "write_described_deah", "load_described_deah", "described_deah_rows"]
+__all__ = ["is_described_run", "write_described_deah", "load_described_deah", "described_deah_rows", "kept_paths_per_layer"]
 
 
 def is_described_run(result: Result) -> bool:
@@ -175,3 +175,19 @@ def _check_blocks(run_id: str, form, layered: Result, rows: list[dict], basis_si
                              " it was written by another version")
         kept_first += len(kept)
         discard_first += mine[6]
+
+
+def kept_paths_per_layer(result: Result) -> dict[int, int]:
+    """For a rebuilt general run, how many kept paths visit each general layer (``show``'s
+    counts), from the parts' sizes and routes: no path is made."""
+    counts: dict[int, int] = {}
+    core_layers = result.parts["core_layers"]
+    index = {layer.name: k for k, layer in enumerate(result.network.layers)}
+    for part in result.basis.parts:
+        if isinstance(part, GeneralBlock):
+            layers, n = part.layers, len(part)
+        else:  # a core block or a tap lift: paths along its core block's route
+            layers, n = [index[core_layers[l]] for l in part.source.layers], part.size
+        for layer in layers:
+            counts[int(layer)] = counts.get(int(layer), 0) + n
+    return counts
