@@ -109,7 +109,7 @@ def test_a_description_that_does_not_rebuild_its_run_is_refused(tmp_path, monkey
     monkeypatch.setattr(guards, "DESCRIBED_ABOVE", 0)
     with open_store(str(tmp_path / "store"), create=True) as gs:
         run = gs.run(LAYERED, engine="deah-complete")
-        gs.query("MATCH (b:DescribedBlock {run: $run}) WHERE b.position = 1 SET b.kept = b.kept + 1", run=run.id)
+        gs.query("MATCH (b:DescribedBlock {run: $run}) WHERE b.position = 1 SET b.kept_count = b.kept_count + 1", run=run.id)
         (row,) = gs._store.run("get_run", id=run.id)
         with pytest.raises(StoreError, match=f"run {run.id}: block 1 of its description rebuilds as"):
             load_described_deah(gs._store, run.id, LAYERED, row)

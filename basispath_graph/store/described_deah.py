@@ -62,8 +62,8 @@ def described_deah_rows(run_id: str, result: Result, form: LayeredForm) -> tuple
         discards = ear.discard_count if ear is not None else 0
         blocks.append({
             "uid": f"{run_id}:b{position}", "run": run_id, "position": position, "substructure": int(idx), "rule": step3.rules[idx],
-            "hop": form.layers(step3.new_hops[idx][0]) if ear is not None else [], "kept_first": kept_first, "kept": len(kept),
-            "discard_first": discard_first, "discards": discards, "prefix": ear.prefix_count if ear is not None else 0,
+            "hop": form.layers(step3.new_hops[idx][0]) if ear is not None else [], "kept_first": kept_first, "kept_count": len(kept),
+            "discard_first": discard_first, "discard_count": discards, "prefix_count": ear.prefix_count if ear is not None else 0,
         })
         kept_first += len(kept)
         discard_first += discards
@@ -140,7 +140,7 @@ def load_described_deah(store: Store, run_id: str, network, run: dict) -> Result
     deah = DeahResult(core, seed, step1, bases, step3)
     certified = bool(run["certified"])
     size = int(run["basis_size"])
-    core_size = sum(int(b["kept"]) for b in blocks)
+    core_size = sum(int(b["kept_count"]) for b in blocks)
     core_verdict = Verdict(bool(run["raw_certified"]), None if run["raw_certified"] else "stored run: not certified", core_size,
                            core.m - core.H, core_size if run["raw_certified"] else None)
     layered = described_result(core, seed, deah, core_verdict)
@@ -168,8 +168,8 @@ def _check_blocks(run_id: str, form, layered: Result, rows: list[dict], basis_si
         ear = step3.ears.get(idx)
         mine = (int(idx), step3.rules[idx], form.layers(step3.new_hops[idx][0]) if ear is not None else [], kept_first, len(kept),
                 discard_first, ear.discard_count if ear is not None else 0, ear.prefix_count if ear is not None else 0)
-        stored = (int(row["substructure"]), row["rule"], [int(x) for x in row["hop"] or []], int(row["kept_first"]), int(row["kept"]),
-                  int(row["discard_first"]), int(row["discards"]), int(row["prefix"]))
+        stored = (int(row["substructure"]), row["rule"], [int(x) for x in row["hop"] or []], int(row["kept_first"]), int(row["kept_count"]),
+                  int(row["discard_first"]), int(row["discard_count"]), int(row["prefix_count"]))
         if mine != stored:
             raise StoreError(f"run {run_id}: block {row['position']} of its description rebuilds as {mine}, stored {stored};"
                              " it was written by another version")

@@ -48,4 +48,4 @@ CREATE NODE TABLE IF NOT EXISTS Family(uid STRING, run STRING, position INT64, c
 // Described deah-complete runs (docs/graph-model.md): the choice rule per core layer and one row per
 // block of the ear order, instead of a node per kept and discarded path.
 CREATE NODE TABLE IF NOT EXISTS ChoiceOrder(uid STRING, run STRING, layer INT64, neurons INT64[], PRIMARY KEY(uid));
-CREATE NODE TABLE IF NOT EXISTS DescribedBlock(uid STRING, run STRING, position INT64, substructure INT64, rule STRING, hop INT64[], kept_first INT64, kept INT64, discard_first INT64, discards INT64, prefix INT64, PRIMARY KEY(uid))
+CREATE NODE TABLE IF NOT EXISTS DescribedBlock(uid STRING, run STRING, position INT64, substructure INT64, rule STRING, hop INT64[], kept_first INT64, kept_count INT64, discard_first INT64, discard_count INT64, prefix_count INT64, PRIMARY KEY(uid))

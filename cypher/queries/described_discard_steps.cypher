@@ -2,4 +2,4 @@
 // discards have no Discard node): 'prefix', then 'suffix'; blocks = 0 for a run stored path by path.
 // param: run STRING
 MATCH (b:DescribedBlock {run: $run})
-RETURN count(b) AS blocks, sum(b.prefix) AS prefix, sum(b.discards) - sum(b.prefix) AS suffix
+RETURN count(b) AS blocks, sum(b.prefix_count) AS prefix, sum(b.discard_count) - sum(b.prefix_count) AS suffix

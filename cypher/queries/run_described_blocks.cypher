@@ -3,5 +3,5 @@
 // param: run STRING
 MATCH (b:DescribedBlock {run: $run})
 RETURN b.position AS position, b.substructure AS substructure, b.rule AS rule, b.hop AS hop, b.kept_first AS kept_first,
-       b.kept AS kept, b.discard_first AS discard_first, b.discards AS discards, b.prefix AS prefix
+       b.kept_count AS kept_count, b.discard_first AS discard_first, b.discard_count AS discard_count, b.prefix_count AS prefix_count
 ORDER BY position
