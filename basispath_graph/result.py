@@ -23,7 +23,8 @@ from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
-from .general.documents import general_basis_paths, general_core_path, general_export, general_summary
+from .deah.described_file import described_deah_document
+from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
 from .verify import Verdict, read_path
@@ -184,13 +185,18 @@ class Result:
     def export(self, form: str = "auto") -> dict:
         """Exactly the JSON document ``basispath solve --export`` writes (``json.dumps`` it).
 
-        ``form``: "paths" lists every path; "described" (a general network's skeleton) writes the
-        described basis, a few numbers per neuron (``general/described_io.py``); "auto" (the
-        default) is described above a million paths of a described basis, else paths.
+        ``form``: "paths" lists every path; "described" writes the description: a general
+        network's skeleton (``general/described_io.py``, a few numbers per neuron) or a
+        deah-complete run held described (``deah/described_file.py``, a few numbers per core
+        neuron); "auto" (the default) is described above a million paths of a described basis,
+        else paths.
         """
         if self.network.is_layered:
-            if form == "described":
-                raise BadInput("a layered network's basis is a list of paths; a described export needs a general network's skeleton")
+            described = self.deah is not None and self.deah.described and self.engine == "deah-complete" and not self.repairs
+            if form == "described" and not described:
+                raise BadInput("this layered run's basis is a list of paths; a described export needs a deah-complete run held described")
+            if form == "described" or (form == "auto" and described and self.basis_size > EXPLICIT_EXPORT_PATHS):
+                return described_deah_document(self)
             return export_document(self)
         return general_export(self, form)
 

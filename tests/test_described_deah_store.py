@@ -111,7 +111,7 @@ def test_a_description_that_does_not_rebuild_its_run_is_refused(tmp_path, monkey
         run = gs.run(LAYERED, engine="deah-complete")
         gs.query("MATCH (b:DescribedBlock {run: $run}) WHERE b.position = 1 SET b.kept_count = b.kept_count + 1", run=run.id)
         (row,) = gs._store.run("get_run", id=run.id)
-        with pytest.raises(StoreError, match=f"run {run.id}: block 1 of its description rebuilds as"):
+        with pytest.raises(StoreError, match=rf"run {run.id}: its stored description does not rebuild it \(block 1 rebuilds as"):
             load_described_deah(gs._store, run.id, LAYERED, row)
 
 

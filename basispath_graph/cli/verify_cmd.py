@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
-from ..export import read_basis_file, read_json_file
+from ..deah.described_file import certify_described_deah, is_described_deah_document
+from ..export import basis_paths_of, read_json_file
 from ..general.described import certify_described
 from ..general.described_io import is_described_document, read_described
 from ..general.paths import certify_general, general_basis_of
@@ -35,14 +36,16 @@ def verify_command(
     """
     network = read_any_network(spec, max_weights)
     try:
-        if not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, or described
-            data = read_json_file(basis)
+        data = read_json_file(basis)
+        if is_described_deah_document(data):  # a deah-complete run held described: rebuilt, certified from its description
+            verdict = certify_described_deah(network, data, str(basis))
+        elif not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, or described
             if is_described_document(data):
                 verdict = certify_described(read_described(network, data, str(basis)))
             else:
                 verdict = certify_general(network, general_basis_of(network, data, str(basis)))
         else:
-            verdict = certify(network, blocks_from_json(read_basis_file(basis)))
+            verdict = certify(network, blocks_from_json(basis_paths_of(data, str(basis))))
     except BadInput as exc:
         raise failure(exc) from None
     if verdict.certified:

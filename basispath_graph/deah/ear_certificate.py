@@ -70,17 +70,24 @@ def _b0_listed_rows(rows: SubroutineRows) -> np.ndarray:
 
 
 def certify_ear_union(network: Network, p0: SubroutineRows, ears: list[tuple[SubroutineRows, EarRows]],
-                      listed: list[PathBlock]) -> Verdict:
+                      listed: list[PathBlock] | None) -> Verdict:
     """The exact verdict on B_0 plus the ears' kept rows (see the module doc). ``listed``: the
-    kept blocks in basis order, read only when a premise fails (the explicit certifier decides)."""
+    kept blocks in basis order, read only when a premise fails (the explicit certifier decides);
+    None: a failed premise gives a verdict that names it, not certified (a described file of a
+    big network, whose paths are not to be listed: ``deah/described_run.py``)."""
     expected = network.basis_size
     size = len(p0) + sum(ear.kept_count for _, ear in ears)
+    premise = {"failed": "the description's premises"}
 
     def explicit() -> Verdict:
+        if listed is None:
+            return Verdict(False, f"not proved from the description: {premise['failed']} (docs/deah-complete.md)", size, expected, None)
         from ..verify import certify
         return certify(network, listed)
 
-    if any(_route_problem(network, rows) for rows in [p0] + [r for r, _ in ears]) or size != expected:
+    problems = [p for p in (_route_problem(network, rows) for rows in [p0] + [r for r, _ in ears]) if p]
+    if problems or size != expected:
+        premise["failed"] = problems[0] if problems else f"size {size} != m - H = {expected}"
         return explicit()
     seen = set(zip(p0.layers, p0.layers[1:]))
     w = network.widths
@@ -92,9 +99,11 @@ def certify_ear_union(network: Network, p0: SubroutineRows, ears: list[tuple[Sub
         pstar = rows.pstar[ear.j]
         if (a, b) in seen or ear.kept_count != w[a] * w[b] or len(np.unique(pstar)) != w[a] or \
                 (w[a] and pstar.max() >= rows.starts[ear.j + 1]):
+            premise["failed"] = f"the ear over {rows.layers} does not own its hop {a} -> {b} alone, once per weight"
             return explicit()
         seen.update(zip(rows.layers, rows.layers[1:]))
     residue = _b0_listed_rows(p0)
     if rank_of(network, [p0.take(residue)]) != len(residue):
+        premise["failed"] = "B_0's rows without a weight of their own are dependent"
         return explicit()
     return Verdict(True, None, size, expected, size)

@@ -10,6 +10,7 @@ from ..export import summary
 from .blocks import block_paths
 from .described import DescribedBasis, DescribedPaths
 from .lazy_blocks import LazyBlocks, path_count
+from ..deah.described_file import described_deah_document
 from .described_io import described_document
 from .model import GeneralNetwork
 
@@ -56,14 +57,12 @@ def general_export(result, form: str = "auto") -> dict:
     if form not in ("auto", "paths", "described"):
         raise BadInput(f"unknown export form {form!r}; choose auto, paths or described")
     described = isinstance(result.basis, DescribedBasis)
-    if form == "described" and not described:
-        raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's")
-    if form == "described" or (form == "auto" and described and result.basis_size > EXPLICIT_EXPORT_PATHS):
-        return described_document(result)
-    if _described_deah(result) and result.basis_size > EXPLICIT_EXPORT_PATHS:
-        raise BadInput(f"the {result.engine} basis of this network ({result.basis_size:,} paths) is held described and has no"
-                       " one-document export: write its paths with --export-paths (streamed); its discards and their"
-                       " certificates are made when read (Result.discarded, why)")
+    deah_described = _described_deah(result)
+    if form == "described" and not (described or deah_described):
+        raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's or a"
+                       " deah-complete run held described")
+    if form == "described" or (form == "auto" and (described or deah_described) and result.basis_size > EXPLICIT_EXPORT_PATHS):
+        return described_deah_document(result) if deah_described else described_document(result)
     doc = export_head(result)
     doc["basis"] = general_basis_paths(result)
     doc.update(export_tail(result))
@@ -112,9 +111,9 @@ def export_tail(result) -> dict:
 
 
 def _described_deah(result) -> bool:
-    """A DEAH run whose core was held described (``guards.DESCRIBED_ABOVE``)."""
+    """A deah-complete run whose core was held described (``guards.DESCRIBED_ABOVE``), unrepaired."""
     core = result.core
-    return core is not None and core.deah is not None and core.deah.described
+    return core is not None and core.deah is not None and core.deah.described and core.engine == "deah-complete" and not core.repairs
 
 
 def general_core_path(parts: dict, net: GeneralNetwork, layers, indices) -> dict:

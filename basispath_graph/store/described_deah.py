@@ -24,16 +24,11 @@ Python (each certificate is checked by vector addition when it is made).
 from __future__ import annotations
 
 
-from ..choices import ChoiceRule
-from ..deah.engine import DeahResult
-from ..deah.step1_substructures import Step1Result, SubstructurePath
-from ..deah.step3_complete import run_step3_complete
-from ..deah.subroutine_rows import SubroutineRows
+from ..deah.described_run import BlockRow, DescriptionMismatch, RunDescription, describe, rebuild
 from ..general.blocks import GeneralBlock
 from ..general.deah_solve import general_result
 from ..general.paper_setting import paper_setting
 from ..result import Result
-from ..solver import described_result
 from ..verify import Verdict
 from . import resume
 from .base import Store, StoreError
@@ -50,23 +45,17 @@ def is_described_run(result: Result) -> bool:
 
 
 def described_deah_rows(run_id: str, result: Result, form: LayeredForm) -> tuple[list[dict], list[dict]]:
-    """The ChoiceOrder and DescribedBlock rows of a described run (layered, or general: its core)."""
-    layered = result.core if result.core is not None else result
-    deah, step3 = layered.deah, layered.deah.step3
-    rule = next(iter(deah.bases.values())).rule
+    """The ChoiceOrder and DescribedBlock rows of a described run (layered, or general: its core):
+    ``deah.described_run.describe`` spelled in stored layers, path ids counted as stored (the
+    discards follow the whole basis)."""
+    description = describe(result.core if result.core is not None else result)
     orders = [{"uid": f"{run_id}:o{k}", "run": run_id, "layer": form.layers([k])[0], "neurons": [int(x) for x in order]}
-              for k, order in enumerate(rule.orders)]
-    blocks, kept_first, discard_first = [], 0, result.basis_size
-    for position, (idx, kept) in enumerate(zip(step3.order, layered.basis)):
-        ear = step3.ears.get(idx)
-        discards = ear.discard_count if ear is not None else 0
-        blocks.append({
-            "uid": f"{run_id}:b{position}", "run": run_id, "position": position, "substructure": int(idx), "rule": step3.rules[idx],
-            "hop": form.layers(step3.new_hops[idx][0]) if ear is not None else [], "kept_first": kept_first, "kept_count": len(kept),
-            "discard_first": discard_first, "discard_count": discards, "prefix_count": ear.prefix_count if ear is not None else 0,
-        })
-        kept_first += len(kept)
-        discard_first += discards
+              for k, order in enumerate(description.orders)]
+    blocks = [{
+        "uid": f"{run_id}:b{position}", "run": run_id, "position": position, "substructure": row.substructure, "rule": row.rule,
+        "hop": form.layers(row.hop), "kept_first": row.kept_first, "kept_count": row.kept,
+        "discard_first": result.basis_size + row.discard_first, "discard_count": row.discards, "prefix_count": row.prefix,
+    } for position, row in enumerate(description.blocks)]
     return orders, blocks
 
 
@@ -123,31 +112,23 @@ def load_described_deah(store: Store, run_id: str, network, run: dict) -> Result
     if general and tuple(int(p) for p in form.positions) != tuple(setting.core_layers):
         raise StoreError(f"run {run_id}: its stored core is not the core of its network")
     at = {int(p): k for k, p in enumerate(form.positions)}
-    seed = int(run["seed"])
-    orders = {at[int(r["layer"])]: r["neurons"] for r in store.run("run_choice_orders", run=run_id)}
+    seed, size = int(run["seed"]), int(run["basis_size"])
+    orders = {at.get(int(r["layer"]), -1): r["neurons"] for r in store.run("run_choice_orders", run=run_id)}
+    selected = [(int(r["idx"]), tuple(at.get(int(l), -1) for l in r["layers"])) for r in store.run("selected_substructures", run=run_id)]
+    rows = [BlockRow(int(b["substructure"]), b["rule"], tuple(at.get(int(l), -1) for l in b["hop"] or []), int(b["kept_first"]),
+                     int(b["kept_count"]), int(b["discard_first"]) - size, int(b["discard_count"]), int(b["prefix_count"])) for b in blocks]
+    description = RunDescription(seed, [orders.get(k, []) for k in range(core.L + 1)], selected, rows)
+    core_size = sum(row.kept for row in rows)
+    raw = bool(run["raw_certified"])
+    core_verdict = Verdict(raw, None if raw else "stored run: not certified", core_size, core.m - core.H, core_size if raw else None)
     try:
-        rule = ChoiceRule.from_orders([orders[k] for k in range(core.L + 1)], seed)
-    except (KeyError, ValueError) as exc:
-        raise StoreError(f"run {run_id}: its stored choice rule is not one of the core's layers ({exc})") from None
-    if rule.widths != tuple(core.widths):
-        raise StoreError(f"run {run_id}: its stored choice rule does not fit the core's widths")
-    selected = store.run("selected_substructures", run=run_id)
-    paths = {int(r["idx"]): SubstructurePath(int(r["idx"]), tuple(at[int(l)] for l in r["layers"]), 0) for r in selected}
-    order = [int(r["idx"]) for r in selected]
-    step1 = Step1Result(core, paths, order, len(order), order, total=len(order))
-    bases = {idx: SubroutineRows(core, paths[idx].layers, rule) for idx in order}
-    step3 = run_step3_complete(core, step1, bases, rule)
-    deah = DeahResult(core, seed, step1, bases, step3)
-    certified = bool(run["certified"])
-    size = int(run["basis_size"])
-    core_size = sum(int(b["kept_count"]) for b in blocks)
-    core_verdict = Verdict(bool(run["raw_certified"]), None if run["raw_certified"] else "stored run: not certified", core_size,
-                           core.m - core.H, core_size if run["raw_certified"] else None)
-    layered = described_result(core, seed, deah, core_verdict)
-    _check_blocks(run_id, form, layered, blocks, size)
+        layered = rebuild(core, description, core_verdict)
+    except DescriptionMismatch as exc:
+        raise StoreError(f"run {run_id}: its stored description does not rebuild it ({exc}); it was written by another version") from None
     if not general:
         result = layered
     else:
+        certified = bool(run["certified"])
         verdict = Verdict(certified, None if certified else "stored run: not certified", size, network.m - network.H,
                           size if certified else None)
         result = general_result(setting, "deah-complete", seed, layered, verdict)
@@ -155,26 +136,6 @@ def load_described_deah(store: Store, run_id: str, network, run: dict) -> Result
         raise StoreError(f"run {run_id}: its description rebuilds {result.basis_size:,} kept and {len(result.discarded):,} discarded"
                          f" paths, the run stored {size:,} and {int(run['discarded']):,}; it was written by another version")
     return result
-
-
-def _check_blocks(run_id: str, form, layered: Result, rows: list[dict], basis_size: int) -> None:
-    """The rebuilt plan is the stored one, block for block (order, rule, hop, counts)."""
-    step3 = layered.deah.step3
-    if not step3.ear_orderable or len(rows) != len(step3.order):
-        raise StoreError(f"run {run_id}: its description does not rebuild a run of p_0 and ears")
-    discard_first = basis_size
-    kept_first = 0
-    for row, idx, kept in zip(rows, step3.order, layered.basis):
-        ear = step3.ears.get(idx)
-        mine = (int(idx), step3.rules[idx], form.layers(step3.new_hops[idx][0]) if ear is not None else [], kept_first, len(kept),
-                discard_first, ear.discard_count if ear is not None else 0, ear.prefix_count if ear is not None else 0)
-        stored = (int(row["substructure"]), row["rule"], [int(x) for x in row["hop"] or []], int(row["kept_first"]), int(row["kept_count"]),
-                  int(row["discard_first"]), int(row["discard_count"]), int(row["prefix_count"]))
-        if mine != stored:
-            raise StoreError(f"run {run_id}: block {row['position']} of its description rebuilds as {mine}, stored {stored};"
-                             " it was written by another version")
-        kept_first += len(kept)
-        discard_first += mine[6]
 
 
 def kept_paths_per_layer(result: Result) -> dict[int, int]:
