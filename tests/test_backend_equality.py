@@ -277,6 +277,8 @@ READ_QUERIES = {
     "general_layers", "general_connections", "general_kept_paths", "general_layer_counts", "general_path",
     "core_layers",  # the layers a run's substructure paths run through (a general DEAH run's core)
     "run_designations", "run_families",  # a described (skeleton) run's walks and families: none here
+    # a described deah-complete run's rule and blocks: none here (tests/test_described_deah_store.py)
+    "run_choice_orders", "run_described_blocks", "described_discard_steps",
 } | {f"committed_{w}" for w in WRITES}  # --resume's counts of what a run wrote (store/resume.py)
 #: Written by every ``basispath run`` (fixture ``stored``): their effect is the dump compared above.
 RUN_WRITES = {
@@ -285,9 +287,9 @@ RUN_WRITES = {
     "link_kept", "link_discarded", "link_from_substructure", "insert_discards", "link_reason", "link_certified_by",
     "complete_run", "merge_general_network",
 }
-#: Written by a general skeleton run only (its description: tests/test_described_store.py compares
-#: what it reads back on both backends).
-DESCRIBED_WRITES = {"insert_designations", "insert_families"}
+#: Written by a described run only (its description: tests/test_described_store.py and
+#: tests/test_described_deah_store.py compare what it reads back on both backends).
+DESCRIBED_WRITES = {"insert_designations", "insert_families", "insert_choice_orders", "insert_described_blocks"}
 #: Bookkeeping a successful run does not reach: run below in the same order on both backends.
 OTHER_WRITES = {"mark_stale_runs", "restart_run", "mark_run_deleting", "delete_run_artifacts", "delete_run"}
 
