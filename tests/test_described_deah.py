@@ -78,18 +78,32 @@ def test_why_on_a_described_general_run_finds_core_paths_by_arithmetic():
         assert described.why(path) == listed.why(path)
 
 
-def test_storing_a_described_run_is_refused_before_anything_is_written(tmp_path):
+def test_a_stored_described_resnet20_answers_as_the_listed_result(tmp_path):
+    """ResNet-20 stored described (tests/test_described_deah_store.py has the small networks):
+    a handful of rows, and why by stored id gives the listed result's path, rule and certificate."""
+    import json
+
     from basispath_graph import open_store
-    from basispath_graph.guards import ResourceLimit
-    from basispath_graph.pipeline import execute_general_run
 
     net = parse_general(general_preset_spec("resnet20"), "resnet20", 10**9)
+    listed = solve(net, engine="deah-complete")
     saved = guards.DESCRIBED_ABOVE
     guards.DESCRIBED_ABOVE = -1
     try:
         with open_store(str(tmp_path / "store"), create=True) as store:
-            with pytest.raises(ResourceLimit, match="storing the deah-complete run of resnet20 is not supported yet"):
-                execute_general_run(store, net, "deah-complete")
-            assert store.runs() == []
+            run = store.run(net, engine="deah-complete")
+            nodes = store.query("MATCH (b:BasisPath {run: $run}) RETURN count(b) AS n", run=run.id)[0]["n"]
+            assert nodes == listed.parts["extra"] + listed.parts["identity"]
+            n = listed.basis_size
+            for k in (0, len(listed.discarded) // 3, len(listed.discarded) - 1):
+                path = listed.discarded_paths[k]
+                stored, mine = store.why(run.id, str(n + k)), listed.why(path)
+                assert (stored["status"], stored["path"], stored["id"], stored["verified"]) == ("discarded", path, n + k, True)
+                assert {key: v for key, v in stored["reason"].items() if key != "action"} == mine["reason"]
+                assert [(t["coef"], t["path"], t["id"]) for t in stored["certificate"]] == [
+                    (t["coef"], t["path"], t["index"]) for t in mine["certificate"]]
+            for i in (0, listed.parts["core"] + 5, n - 1):  # a core, a tap-lift and an identity path
+                stored = store.why(run.id, json.dumps(listed.basis_paths[i]))
+                assert (stored["status"], stored["id"]) == ("kept", i)
     finally:
         guards.DESCRIBED_ABOVE = saved
