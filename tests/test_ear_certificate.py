@@ -53,3 +53,25 @@ def test_a_failed_premise_is_decided_by_the_explicit_certifier():
     assert verdict.defect == f"size {net.m - net.H - 1} != m - H = {net.m - net.H}"
     # an ear whose hop an earlier route already has: not proved by the description
     assert certify_ear_union(net, p0, [(p0, EarRows(p0, 0))], blocks) == certify(net, blocks)
+
+
+def test_b0_made_otherwise_than_the_proof_reads_it_is_not_proved():
+    """(2) is a proof about how Subroutine makes B_0's rows; a row made otherwise (here: the
+    direct walk after a made edge replaced by the predecessor map) fails its spot check, and the
+    verdict then comes from the listed paths, or names the failed premise when none are listed."""
+    net = Network.build([3, 4, 5, 4, 3, 2], skips=[(0, 2), (1, 4), (2, 5)])
+    p0, ears, blocks, _ = _parts(net)
+    assert certify_ear_union(net, p0, ears, None).certified
+    take = type(p0).take
+
+    def bent(self, index):
+        block = take(self, index)
+        nodes = block.nodes.copy()
+        nodes[:, -1] = (nodes[:, -1] + 1) % self.network.widths[self.layers[-1]]  # the last hop off its direct edge
+        return type(block)(block.layers, nodes)
+
+    p0.take = bent.__get__(p0)
+    verdict = certify_ear_union(net, p0, ears, None)
+    assert not verdict.certified and verdict.defect.startswith("not proved from the description: B_0's row ")
+    assert verdict.defect.endswith("is not the walk its section makes (docs/deah-complete.md)")
+    assert certify_ear_union(net, p0, ears, blocks) == certify(net, blocks)
