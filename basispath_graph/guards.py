@@ -77,12 +77,14 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # 0.92-1.09. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer.
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
-# candidate Step 3's kept masks; the certificate of B_0 lists O(H x depth) numbers. Fitted
-# (relative least squares, bench/calibration.json, 2026-11-26, 2 cores) to the described runs:
-# dense-8x256/512 and the general ResNet-18/34/50/152, VGG-11/19. Measured / estimated: memory
-# 0.76-1.53, time 0.77-1.77. Arguments: fixed, per weight, per candidate, lowest, 0, per H x depth.
-DESCRIBED_MEMORY = CostModel(3.102e7, 1.785, 5.965, 0.75)
-DESCRIBED_SECONDS = CostModel(0.0296, 2.16e-9, 4.429e-9, 0.76, 0, 1.1745e-7)
+# candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
+# its H x depth rows cost ResNet-152 0.9 GB), so H x depth is left in the walks only. Fitted
+# (relative least squares, bench/fit_estimates.py on bench/calibration.json, 2026-11-26, 2 cores)
+# to the described runs: dense-8x256/512 and the general ResNet-18/34/50/152, VGG-11/19. Measured /
+# estimated: memory 0.80-1.25, time 0.70-1.42. Arguments: fixed, per weight, per candidate, lowest,
+# 0, per H x depth.
+DESCRIBED_MEMORY = CostModel(5.991e7, 0.2794, 1.25, 0.80, 0, 0.2222)
+DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,

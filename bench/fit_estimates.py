@@ -62,7 +62,8 @@ def main() -> None:
     by_engine: dict[str, list] = {}
     for c in cases:
         f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth, candidate layers
-        by_engine.setdefault(c["kind"], []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
+        # a record's model: its engine, or "deah-complete described" (guards.model_engine) where it ran described
+        by_engine.setdefault(c.get("model", c["kind"]), []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
     for engine, rows in by_engine.items():
         X = np.array([[1.0, *f] for _, f, _, _ in rows], dtype=float)
         for what, col in (("seconds", 2), ("bytes", 3)):
