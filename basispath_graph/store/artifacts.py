@@ -91,14 +91,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
     written."""
     form = form or LayeredForm(result.network)
     basis = result.basis if basis is None else basis
-
-    def stage(name: str):
-        if on_stage:
-            on_stage(name)
-        store.run("set_run_stage", id=run_id, stage=name)
-
-    def bulk(name: str, columns: dict):
-        resume.bulk(store, name, columns, committed, on_batch)
+    stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
 
     deah = result.deah if result is not None else None
     if deah is not None:

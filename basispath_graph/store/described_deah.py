@@ -68,14 +68,7 @@ def write_described_deah(store: Store, run_id: str, result: Result, form: Layere
     """Store a described run (see the module doc) with the writer's stages and resume; Step 1's
     substructure paths are stored already (``relations.persist_substructures``)."""
     from .artifacts import write_subdivision_sets
-
-    def stage(name: str) -> None:
-        if on_stage:
-            on_stage(name)
-        store.run("set_run_stage", id=run_id, stage=name)
-
-    def bulk(name: str, columns: dict) -> None:
-        resume.bulk(store, name, columns, committed, on_batch)
+    stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
 
     layered = result.core if result.core is not None else result
     write_subdivision_sets(store, run_id, layered.deah, bulk, stage, committed)

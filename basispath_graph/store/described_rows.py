@@ -56,14 +56,7 @@ def _rows_to_columns(rows: list[dict]) -> dict:
 def write_described(store: Store, run_id: str, form, basis: DescribedBasis, committed=None, on_stage=None,
                     on_batch=None) -> None:
     """Store a described basis (see the module doc) with the writer's stages and resume."""
-
-    def stage(name: str) -> None:
-        if on_stage:
-            on_stage(name)
-        store.run("set_run_stage", id=run_id, stage=name)
-
-    def bulk(name: str, columns: dict) -> None:
-        resume.bulk(store, name, columns, committed, on_batch)
+    stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
 
     stage("basis paths")
     if basis.path_count <= LISTED_PATHS:  # every path a node, as any other run's (Cypher over them)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .base import Store, StoreError, column_length, columns_from
 
-__all__ = ["Committed", "WRITES", "bulk", "derive"]
+__all__ = ["Committed", "WRITES", "bulk", "derive", "writer"]
 
 #: Every write of a run, in the order a run makes them: bulk loads and derived relations.
 WRITES = (
@@ -90,3 +90,19 @@ def derive(store: Store, name: str, committed: Committed | None = None, **params
         committed.left[name] = 0  # all of them: its count is of relationships, not of statements
         return
     store.run(name, **params)
+
+
+def writer(store: Store, run_id: str, committed: Committed | None = None, on_stage=None, on_batch=None):
+    """(stage, bulk) for a run's writer: ``stage(name)`` calls ``on_stage`` (progress, kill
+    points) and records the stage on the run; ``bulk(name, columns)`` is ``bulk`` above with
+    this run's ``committed`` rows and ``on_batch``."""
+
+    def stage(name: str) -> None:
+        if on_stage:
+            on_stage(name)
+        store.run("set_run_stage", id=run_id, stage=name)
+
+    def write(name: str, columns: dict) -> None:
+        bulk(store, name, columns, committed, on_batch)
+
+    return stage, write
