@@ -18,7 +18,8 @@ import numpy as np
 from .analysis.coordinates import check_certificate, coordinates
 from .analysis.general_coordinates import check_general_certificate, general_coordinates
 from .discarded import DiscardedPath, DiscardedList
-from .errors import BadInput
+from .errors import BadInput, LimitExceeded
+from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
 from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
 from .general.described import path_count
@@ -229,7 +230,7 @@ class Result:
         ``{"path", "text", "coordinates": [{"coef", "path", "index"}], "verified"}``."""
         if self.network.is_layered:
             return coordinates(self.network, self.basis, path)
-        return general_coordinates(self.network, self.basis, read_any_general_path(self.network, path))
+        return self._general_coordinates(read_any_general_path(self.network, path))
 
     def _why_layered(self, path) -> dict:
         layers, indices = read_path(path)
@@ -303,11 +304,28 @@ class Result:
             check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
             found = self._discard_answer(self.core, record, answer["path"], target, check)
             return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
-        coords = general_coordinates(net, self.basis, target)
+        coords = self._general_coordinates(target)
         return {**answer, "status": "not a candidate", "substructure": None,
                 "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
                 "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
                 "verified": coords["verified"]}
+
+    def _general_coordinates(self, target) -> dict:
+        """``general_coordinates`` of a general path over this basis; a described DEAH run's by
+        the ear recursion and the tap lift's arithmetic (``general/described_coordinates.py``),
+        or refused (``LimitExceeded``, one line) where that does not reach and the basis is too
+        big to list."""
+        if described_core_lookup(self, target) is not None:  # a described DEAH run
+            found = described_coordinates(self, target)
+            if found is not None:
+                return found
+            if self.basis_size > DESCRIBED_COORDINATES_LISTED:
+                raise LimitExceeded(
+                    f"the coordinates of {format_general_path(self.network, target)} over this basis of {self.basis_size:,} paths,"
+                    " held described, are not supported yet: a path through an extra layer or an identity shortcut is expressed"
+                    f" only over a listed basis (up to {DESCRIBED_COORDINATES_LISTED:,} paths); paths along the core's layers"
+                    " (any taps) are")
+        return general_coordinates(self.network, self.basis, target)
 
     def _core_discard(self, target):
         """The core's discard record of a general path (tap 0 on every hop, core layers only)."""

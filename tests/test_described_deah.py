@@ -107,3 +107,42 @@ def test_a_stored_described_resnet20_answers_as_the_listed_result(tmp_path):
                 assert (stored["status"], stored["id"]) == ("kept", i)
     finally:
         guards.DESCRIBED_ABOVE = saved
+
+
+def test_coordinates_over_a_described_basis_are_the_listed_ones(monkeypatch):
+    """A path the run never had, along the core's layers with any taps, is expressed by the ear
+    recursion and the tap lift's arithmetic (general/described_coordinates.py); coordinates over
+    a basis are unique, so they must be the listed run's. A path through an extra layer or an
+    identity shortcut is expressed over the listed basis when small, and refused in one line when
+    the basis is too big to list."""
+    import json
+
+    from basispath_graph import load_general
+    from basispath_graph.errors import LimitExceeded
+    from basispath_graph.general import described_coordinates as dc
+    from basispath_graph.general.paths import read_any_general_path
+
+    from .test_described_deah_store import GENERAL
+    from .test_general_networks import oracle_paths
+
+    net = load_general(GENERAL)
+    listed, described = _both(net)
+    assert described.core.deah.described
+    by_arithmetic, others = 0, []
+    for nodes, taps in oracle_paths(GENERAL):
+        path = {"nodes": [[l, i] for l, i in nodes], "taps": list(taps)}
+        mine, theirs = described.why(path), listed.why(path)
+        assert mine == theirs, path
+        if mine["status"] == "not a candidate":
+            target = read_any_general_path(net, path)
+            if dc.described_coordinates(described, target) is not None:
+                by_arithmetic += 1
+                assert mine["verified"] and len(mine["certificate"]) > 1
+            else:
+                others.append(path)
+    assert by_arithmetic > 20 and others
+    monkeypatch.setattr(dc, "DESCRIBED_COORDINATES_LISTED", 0)
+    import basispath_graph.result as result_module
+    monkeypatch.setattr(result_module, "DESCRIBED_COORDINATES_LISTED", 0)
+    with pytest.raises(LimitExceeded, match="held described, are not supported yet: a path through an extra layer or an identity"):
+        described.why(json.dumps(others[0]))

@@ -16,7 +16,6 @@ from collections import Counter
 
 import numpy as np
 
-from ..choices import ChoiceRule
 from ..linalg.sparse import combine
 from ..verify.express import CertificateMismatchError
 from .ear_recursion import EarRecursion
@@ -32,14 +31,21 @@ class OnDemandCertificates:
         self.starts = np.concatenate([[0], np.cumsum([len(b) for b in basis])]).astype(np.int64)
         self._ears: EarRecursion | None = None
 
-    def certificate(self, k: int) -> list[tuple[int, int]]:
+    def express(self, layers, nodes) -> list[tuple[int, int]]:
+        """(basis index, coefficient) of one path of the network (``nodes``: one row along
+        ``layers``) over the kept set, by the ear recursion (any path, not only a discard);
+        not re-added here (callers check the sum)."""
         deah, net = self.deah, self.network
         if self._ears is None:
-            self._ears = EarRecursion(net, deah.bases, deah.step3, ChoiceRule(net.widths, deah.seed))
+            self._ears = EarRecursion(net, deah.bases, deah.step3, next(iter(deah.bases.values())).rule)
+        rows, idx, coef = combine(self._ears.expand(tuple(layers), nodes, distinct=True), 1, self._ears.size)
+        return sorted(zip(idx.tolist(), coef.tolist()))
+
+    def certificate(self, k: int) -> list[tuple[int, int]]:
+        deah, net = self.deah, self.network
         sub, row = deah.step3.discards.locate(k)
         path = deah.bases[sub].take([row])
-        rows, idx, coef = combine(self._ears.expand(path.layers, path.nodes, distinct=True), 1, self._ears.size)
-        terms = sorted(zip(idx.tolist(), coef.tolist()))
+        terms = self.express(path.layers, path.nodes)
         total: Counter = Counter()
         for i, c in terms:  # re-added by vector addition: every basis path it names, made alone
             b = int(np.searchsorted(self.starts, i, side="right")) - 1
