@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from basispath_graph import guards, load_general, solve
-from basispath_graph.deah.described_file import certify_described_deah, is_described_deah_document
+from basispath_graph.deah.described_file import is_described_deah_document
+from basispath_graph.deah.described_verify import certify_described_deah
 from basispath_graph.errors import BadInput
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.presets import general_preset_spec

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
-from ..deah.described_file import certify_described_deah, is_described_deah_document
+from ..deah.described_file import is_described_deah_document
+from ..deah.described_verify import certify_described_deah
 from ..export import basis_paths_of, read_json_file
 from ..general.described import certify_described
 from ..general.described_io import is_described_document, read_described

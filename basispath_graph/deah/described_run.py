@@ -1,20 +1,15 @@
-"""A described deah-complete run as data, and the run rebuilt from it.
+"""A described deah-complete run rebuilt from its description.
 
 A run held described (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear) is a function of
 its choice rule (per core layer, the neurons by rank), Step 1's selected substructure routes (in
-selection order, p_0 first) and the plan Step 3 builds from those routes. ``describe`` takes
-these from a solved run, with one ``BlockRow`` per block of the ear order (its rule, new hop and
-counts: what a rebuilt run must match); ``rebuild`` makes the layered ``Result`` again, certified
+selection order, p_0 first) and the plan Step 3 builds from those routes: its
+``run_description.RunDescription``. ``rebuild`` makes the layered ``Result`` again, certified
 from the description (``ear_certificate``) or with a verdict given (a stored run). The store
-(``store/described_deah.py``) and the described file (``general/described_deah_io.py``) are two
-spellings of this one description.
+(``store/described_deah.py``) and the described file (``deah/described_file.py``,
+``deah/described_verify.py``) are two spellings of this one description.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-
-import numpy as np
 
 from ..choices import ChoiceRule
 from ..network import Network
@@ -23,58 +18,10 @@ from .ear_certificate import certify_ear_union
 from .engine import DeahResult
 from .step1_substructures import Step1Result, SubstructurePath
 from .step3_complete import run_step3_complete
+from .run_description import DescriptionMismatch, RunDescription, block_rows, show_block
 from .subroutine_rows import SubroutineRows
 
-__all__ = ["BlockRow", "RunDescription", "DescriptionMismatch", "describe", "rebuild"]
-
-
-class DescriptionMismatch(ValueError):
-    """The rows do not describe the run they claim (a damaged store or file, another version)."""
-
-
-@dataclass(frozen=True)
-class BlockRow:
-    """One block of the ear order: its substructure (idx), rule ("p0" or "ear"), new hop (core
-    layers; () for p_0), its kept paths (``kept_first`` ..) and its discards (``discard_first``
-    .. in Step 3's order, counted from the run's first discard; the first ``prefix`` "prefix")."""
-
-    substructure: int
-    rule: str
-    hop: tuple[int, ...]
-    kept_first: int
-    kept: int
-    discard_first: int
-    discards: int
-    prefix: int
-
-
-@dataclass
-class RunDescription:
-    seed: int
-    orders: list[np.ndarray]  # per core layer, its neurons by rank
-    selected: list[tuple[int, tuple[int, ...]]]  # (idx, core layers) in Step 1's selection order, p_0 first
-    blocks: list[BlockRow]  # in the ear order
-
-
-def _block_rows(layered) -> list[BlockRow]:
-    step3 = layered.deah.step3
-    rows, kept_first, discard_first = [], 0, 0
-    for idx, kept in zip(step3.order, layered.basis):
-        ear = step3.ears.get(idx)
-        discards = ear.discard_count if ear is not None else 0
-        rows.append(BlockRow(int(idx), step3.rules[idx], tuple(step3.new_hops[idx][0]) if ear is not None else (), kept_first,
-                             len(kept), discard_first, discards, ear.prefix_count if ear is not None else 0))
-        kept_first += len(kept)
-        discard_first += discards
-    return rows
-
-
-def describe(layered) -> RunDescription:
-    """The description of a described layered run (a layered network's, or a general one's core)."""
-    deah = layered.deah
-    rule = next(iter(deah.bases.values())).rule
-    selected = [(int(idx), tuple(deah.step1.paths[idx].layers)) for idx in deah.step1.selected]
-    return RunDescription(deah.seed, rule.orders, selected, _block_rows(layered))
+__all__ = ["rebuild"]
 
 
 def rebuild(core: Network, description: RunDescription, verdict: Verdict | None = None):
@@ -108,15 +55,10 @@ def rebuild(core: Network, description: RunDescription, verdict: Verdict | None 
         p0 = step3.order[0]
         verdict = certify_ear_union(core, step3.described[p0], [(step3.described[i], step3.ears[i]) for i in step3.order[1:]], None)
     layered = described_result(core, description.seed, deah, verdict)
-    mine = _block_rows(layered)
+    mine = block_rows(layered)
     for k, (a, b) in enumerate(zip(mine, description.blocks)):
         if a != b:
-            raise DescriptionMismatch(f"block {k} rebuilds as {_show(a)}, described as {_show(b)}")
+            raise DescriptionMismatch(f"block {k} rebuilds as {show_block(a)}, described as {show_block(b)}")
     if len(mine) != len(description.blocks):
         raise DescriptionMismatch(f"{len(mine)} blocks rebuilt, {len(description.blocks)} described")
     return layered
-
-
-def _show(row: BlockRow) -> str:
-    return (f"substructure {row.substructure} ({row.rule}, hop {list(row.hop)}): kept {row.kept_first} + {row.kept},"
-            f" discards {row.discard_first} + {row.discards} ({row.prefix} prefix)")

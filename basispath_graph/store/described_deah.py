@@ -24,7 +24,8 @@ Python (each certificate is checked by vector addition when it is made).
 from __future__ import annotations
 
 
-from ..deah.described_run import BlockRow, DescriptionMismatch, RunDescription, describe, rebuild
+from ..deah.described_run import rebuild
+from ..deah.run_description import BlockRow, DescriptionMismatch, RunDescription, describe
 from ..general.blocks import GeneralBlock
 from ..general.deah_solve import general_result
 from ..general.paper_setting import paper_setting
