@@ -21,8 +21,8 @@ from collections import Counter
 import numpy as np
 
 from ..analysis.general_coordinates import check_general_certificate
-from .blocks import GeneralBlock, general_path_json
-from .described_lookup import core_path
+from .blocks import general_path_json
+from .described_lookup import core_path, lift_terms
 from .paths import format_general_path
 
 __all__ = ["described_coordinates", "DESCRIBED_COORDINATES_LISTED"]
@@ -30,26 +30,6 @@ __all__ = ["described_coordinates", "DESCRIBED_COORDINATES_LISTED"]
 #: Above this many basis paths a described run's basis is not listed to express a path the
 #: arithmetic above does not cover (ResNet-50's 25.5 M paths listed took over 22 GB).
 DESCRIBED_COORDINATES_LISTED = 1_000_000
-
-
-def _lift_terms(result, pair: tuple[int, int], u: int, v: int, t: int) -> tuple[int, int] | None:
-    """(basis index of lift(u, v, t), basis index of its template) for the core pair ``pair``."""
-    core = result.core
-    block_start = np.concatenate([[0], np.cumsum([len(b) for b in core.basis])])
-    start = 0
-    for part in result.basis.parts:
-        if isinstance(part, GeneralBlock):
-            start += len(part)
-            continue
-        rows = getattr(part, "rows", None)
-        if rows is not None and tuple(part.source.layers[part.hop: part.hop + 2]) == pair:
-            if not 0 < t < part.taps:
-                return None
-            w = u * part.setting.core.widths[pair[1]] + v
-            k = next(i for i, b in enumerate(core.basis) if b is part.source)
-            return start + w * (part.taps - 1) + t - 1, int(block_start[k] + rows[w])
-        start += part.size
-    return None
 
 
 def described_coordinates(result, target) -> dict | None:
@@ -71,7 +51,7 @@ def described_coordinates(result, target) -> dict | None:
     total: Counter = Counter(dict(expander.express(layers, np.asarray([indices], dtype=np.int64))))
     for j, t in enumerate(taps):
         if t:
-            terms = _lift_terms(result, (layers[j], layers[j + 1]), indices[j], indices[j + 1], int(t))
+            terms = lift_terms(result, (layers[j], layers[j + 1]), indices[j], indices[j + 1], int(t))
             if terms is None:
                 return None
             total[terms[0]] += 1

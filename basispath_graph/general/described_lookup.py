@@ -10,7 +10,7 @@ import numpy as np
 
 from .blocks import GeneralBlock
 
-__all__ = ["ABSENT", "core_path", "described_core_lookup", "described_lookup"]
+__all__ = ["ABSENT", "core_path", "described_core_lookup", "described_lookup", "lift_terms"]
 
 #: A path a described run neither kept nor discarded (never a candidate): no search is needed.
 ABSENT = ("absent", None)
@@ -100,21 +100,30 @@ def _tap_lift_index(result, target) -> tuple[str, int] | None:
     if found is None:
         return None
     layers, indices = found
+    lifted = lift_terms(result, tuple(layers[hop: hop + 2]), indices[hop], indices[hop + 1], lift[0])
+    if lifted is None:
+        return ABSENT
+    return ("kept", lifted[0]) if _same_path(result.basis_path(lifted[0]), target) else ABSENT
+
+
+def lift_terms(result, pair: tuple[int, int], u: int, v: int, t: int) -> tuple[int, int] | None:
+    """(basis index of lift(u, v, t), basis index of its template) for the core pair ``pair``."""
+    core = result.core
+    block_start = np.concatenate([[0], np.cumsum([len(b) for b in core.basis])])
     start = 0
     for part in result.basis.parts:
         if isinstance(part, GeneralBlock):
             start += len(part)
             continue
         rows = getattr(part, "rows", None)
-        if rows is not None and tuple(part.source.layers[part.hop: part.hop + 2]) == tuple(layers[hop: hop + 2]):
-            if not 0 < lift[0] < part.taps:
-                return ABSENT
-            wb = part.setting.core.widths[layers[hop + 1]]
-            index = start + (indices[hop] * wb + indices[hop + 1]) * (part.taps - 1) + lift[0] - 1
-            made = result.basis_path(index)
-            return ("kept", index) if _same_path(made, target) else ABSENT
+        if rows is not None and tuple(part.source.layers[part.hop: part.hop + 2]) == pair:
+            if not 0 < t < part.taps:
+                return None
+            w = u * part.setting.core.widths[pair[1]] + v
+            k = next(i for i, b in enumerate(core.basis) if b is part.source)
+            return start + w * (part.taps - 1) + t - 1, int(block_start[k] + rows[w])
         start += part.size
-    return ABSENT
+    return None
 
 
 def _same_path(a, b) -> bool:
