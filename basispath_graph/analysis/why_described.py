@@ -49,7 +49,7 @@ def described_answer(spell, ctx, result, form, path: str, error) -> dict:
     row = {"id": None, "substructure": None}
     if status == "kept":
         row["id"] = number
-        sub = _kept_substructure(core, number)
+        sub = core.basis_substructures[core._block_of(number)] if number < core.basis_size else None  # None past the core
         if sub is not None:
             row["substructure"] = form.layers(core.deah.step1.paths[sub].layers)
     elif status == "discarded":
@@ -77,15 +77,3 @@ def _general(net, result, d):
     """A core discard as a general path ((layer, index), ...), taps."""
     doc = general_core_path(result.parts, net, d.layers, d.indices)
     return tuple((net.index[name], i) for name, i in doc["nodes"]), tuple(doc["taps"])
-
-
-def _kept_substructure(core, index: int) -> int | None:
-    """Substructure of the core block holding basis index ``index`` (None past the core)."""
-    for block, sub in zip(core.basis, core.basis_substructures):
-        if index < len(block):
-            return sub
-        index -= len(block)
-    return None
-
-
-
