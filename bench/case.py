@@ -342,11 +342,41 @@ def _count(store, text: str, params: dict) -> int | None:
         return None
 
 
+def _described_store(store, outcome, engine: str, run_s: float, t_open: float, bulk_rows: int) -> dict:
+    """A run stored as its description (store/described_deah.py): the rows it wrote, by label."""
+    r, run_id = outcome.result, outcome.run_id
+    labels = ("SubstructurePath", "ChoiceOrder", "DescribedBlock", "BasisPath")
+    nodes = {k: _count(store, f"MATCH (n:{k}) WHERE n.run = $run RETURN count(n)", {"run": run_id}) for k in labels}
+    persist = outcome.timings.get("persist")
+    return {
+        "total_s": run_s,
+        "open_s": t_open,
+        "timings": rounded(outcome.timings),
+        "persist_s": persist,
+        "stored_as": "described",
+        "basis_size": r.basis_size,
+        "discarded": len(r.discarded),
+        "nodes_written": nodes,
+        "rows_written": bulk_rows,  # every bulk row: nodes and relationships
+        "rows_source": "bulk rows written (progress)",
+        "rows_per_s": bulk_rows / persist if persist else None,
+        "paths_written": nodes["BasisPath"],
+        "paths_per_s": None,
+        "certified": r.certified,
+        "store_engine": engine,
+        "raw_certified": r.raw_verdict.certified,
+        "repairs_needed": getattr(r, "repairs_needed", 0),
+        "backend": store.backend,
+        "run_id": run_id,
+    }
+
+
 def case_store(net, store_dir: str, engine: str) -> dict:
     """``store_dir``: a folder for a fresh embedded store, or a Neo4j URI."""
     from basispath_graph.deah.step1_substructures import TooManySubstructures
     from basispath_graph.store import open_store
-    from basispath_graph.pipeline import execute_run
+    from basispath_graph.pipeline import execute_general_run, execute_run
+    from basispath_graph.store.described_deah import is_described_run
 
     stages = Stages()
     t0 = time.perf_counter()
@@ -355,11 +385,13 @@ def case_store(net, store_dir: str, engine: str) -> dict:
         t_open = time.perf_counter() - t0
         t1 = time.perf_counter()
         try:
-            outcome = execute_run(store, net, engine, 0, progress=stages)
+            outcome = (execute_run if net.is_layered else execute_general_run)(store, net, engine, 0, progress=stages)
         except TooManySubstructures as exc:
             return {"status": "refused", "message": f"TooManySubstructures: {exc}", "total_s": time.perf_counter() - t1}
         run_s = time.perf_counter() - t1
         r = outcome.result
+        if is_described_run(r):
+            return _described_store(store, outcome, engine, run_s, t_open, stages.rows)
         # Rows as _write_artifacts writes them: basis + discarded paths and their relationships.
         n, d = r.basis_size, len(r.discarded)
         subs = [s for b, s in zip(r.basis, r.basis_substructures) for _ in range(len(b))]

@@ -112,8 +112,14 @@ FULL_CASES = (
         # CIFAR setting and on the experiment's 8x8 digits
         _c("gsgd-step", "resnet20-cifar", 240),
         _c("gsgd-step", "resnet20-digits", 120),
-        # The same deah-complete run of dense-8x128 persisted to Neo4j over Bolt (about 8 M rows).
+        # The same deah-complete run of dense-8x128 persisted to Neo4j over Bolt (stored described
+        # since issue 30: 1.35 M paths, over described_rows.LISTED_PATHS), the largest run stored
+        # listed (dense-8x64, 1.9 M rows: the write rates) and ResNet-50 (described), on both stores.
         _c("store", "dense-8x128", 600, "deah-complete", "neo4j"),
+        _c("store", "dense-8x64", 120, "deah-complete"),
+        _c("store", "dense-8x64", 300, "deah-complete", "neo4j"),
+        _c("store", "resnet50", 120, "deah-complete"),
+        _c("store", "resnet50", 180, "deah-complete", "neo4j"),
         # Faithful deah is known to miss these two by far (> 10x the 20 s target in earlier runs);
         # 60 s = 3x the target still proves the MISS, and keeps the suite under 20 minutes.
         _c("deah", "resnet-32x128", 60),

@@ -220,6 +220,14 @@ def details(rec: dict) -> str:
             f" (materialise {fs(r['materialise_s'])} not included; peeling alone {fs(r['peel_s'])}: {fn(r['peeled'])} peeled,"
             f" core {fn(r['core'])}, {r['peel_rounds']} rounds)"
         )
+    if kind == "store" and r.get("stored_as") == "described":
+        nodes = ", ".join(f"{fn(n)} {k}" for k, n in r["nodes_written"].items() if n)
+        return (
+            f"{store_engine(rec)} run {fs(r['total_s'])} (persist {fs(r['persist_s'])}); stored described: {fn(r['rows_written'])} rows"
+            f" ({nodes}) for {fn(r['basis_size'])} basis + {fn(r['discarded'])} discarded paths"
+            + (f"; {fn(r['repairs_needed'])} repairs needed" if store_engine(rec) == "deah-complete" else "")
+            + server_text(rec)
+        )
     if kind == "store":
         return (
             f"{store_engine(rec)} run {fs(r['total_s'])} (persist {fs(r['persist_s'])}); wrote {fn(r['paths_written'])} paths"

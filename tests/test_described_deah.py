@@ -93,7 +93,8 @@ def test_a_stored_described_resnet20_answers_as_the_listed_result(tmp_path):
         with open_store(str(tmp_path / "store"), create=True) as store:
             run = store.run(net, engine="deah-complete")
             nodes = store.query("MATCH (b:BasisPath {run: $run}) RETURN count(b) AS n", run=run.id)[0]["n"]
-            assert nodes == listed.parts["extra"] + listed.parts["identity"]
+            blocks = store.query("MATCH (b:DescribedBlock {run: $run}) RETURN count(b) AS n", run=run.id)[0]["n"]
+            assert nodes == 0 and blocks == len(listed.core.deah.step3.order)  # the description only, explicit paths included
             n = listed.basis_size
             for k in (0, len(listed.discarded) // 3, len(listed.discarded) - 1):
                 path = listed.discarded_paths[k]

@@ -62,34 +62,51 @@ def test_a_described_run_is_stored_small_and_answers_as_the_listed_run(store_uri
     net = LAYERED if which == "layered" else load_general(GENERAL)
     with open_store(str(store_uri), create=True) as gs:
         listed, described = _both_runs(gs, net, monkeypatch)
-        result = described.result
-        layered = result.core or result
-        # O(layers + blocks) rows: no discard record, no certificate, no discarded path node
-        assert _count(gs, "Discard", described.id) == 0 and _count(gs, "Discard", listed.id) == len(result.discarded) > 0
-        assert _count(gs, "DescribedBlock", described.id) == len(layered.deah.step3.order)
-        assert _count(gs, "ChoiceOrder", described.id) == layered.network.L + 1
-        explicit = 0 if net.is_layered else result.parts["extra"] + result.parts["identity"]
-        assert _count(gs, "BasisPath", described.id) == explicit
-        # why on every path of the network, and on every stored id: the listed run's answer
-        paths = _paths(net, GENERAL)
-        assert len(paths) > result.basis_size + len(result.discarded)  # some never a candidate
-        statuses = set()
-        for path in paths:
-            mine, theirs = gs.why(described.id, path), gs.why(listed.id, path)
-            assert _without_run(mine) == _without_run(theirs), path
-            assert mine["verified"]
-            statuses.add(mine["status"])
-        assert statuses == {"kept", "discarded", "not a candidate"}
-        for pid in range(result.basis_size + len(result.discarded)):
-            assert _without_run(gs.why(described.id, str(pid))) == _without_run(gs.why(listed.id, str(pid)))
-        # load: the same paths in the same order
-        a, b = gs.load(described.id), gs.load(listed.id)
-        assert list(a.basis_paths) == list(b.basis_paths) and list(a.discarded_paths) == list(b.discarded_paths)
-        assert a.result is not None and a.result.basis_size == net.m - net.H
-        # compare: the same rows, but certificate sizes (made on demand: not counted)
-        listed_col, described_col = gs.compare(listed.id, described.id).columns
-        diff = {k for k in listed_col.values if listed_col.values[k] != described_col.values.get(k)}
-        assert diff <= {"certificate_max"} and described_col.values["certificate_max"] is None
+        _assert_answers_alike(gs, net, listed, described)
+
+
+def test_a_listed_solve_with_many_paths_is_stored_described(store_uri, monkeypatch):
+    """Issue 30: a layered run held listed in memory (below DESCRIBED_ABOVE) whose blocks are all
+    p_0 and ears is stored described once it has more than LISTED_PATHS paths, and answers as the
+    same run stored listed."""
+    from basispath_graph.store import described_rows
+
+    with open_store(str(store_uri), create=True) as gs:
+        listed = gs.run(LAYERED, engine="deah-complete")
+        monkeypatch.setattr(described_rows, "LISTED_PATHS", len(listed.result.discarded) + listed.result.basis_size - 1)
+        described = gs.run(LAYERED, engine="deah-complete")
+        assert not described.result.deah.described  # the solve listed it; the store describes it
+        _assert_answers_alike(gs, LAYERED, listed, described)
+
+
+def _assert_answers_alike(gs: GraphStore, net, listed, described) -> None:
+    result = described.result
+    layered = result.core or result
+    # O(layers + blocks) rows: no discard record, no certificate, no discarded path node
+    assert _count(gs, "Discard", described.id) == 0 and _count(gs, "Discard", listed.id) == len(result.discarded) > 0
+    assert _count(gs, "DescribedBlock", described.id) == len(layered.deah.step3.order)
+    assert _count(gs, "ChoiceOrder", described.id) == layered.network.L + 1
+    assert _count(gs, "BasisPath", described.id) == 0  # explicit paths too: made again on load (issue 30)
+    # why on every path of the network, and on every stored id: the listed run's answer
+    paths = _paths(net, GENERAL)
+    assert len(paths) > result.basis_size + len(result.discarded)  # some never a candidate
+    statuses = set()
+    for path in paths:
+        mine, theirs = gs.why(described.id, path), gs.why(listed.id, path)
+        assert _without_run(mine) == _without_run(theirs), path
+        assert mine["verified"]
+        statuses.add(mine["status"])
+    assert statuses == {"kept", "discarded", "not a candidate"}
+    for pid in range(result.basis_size + len(result.discarded)):
+        assert _without_run(gs.why(described.id, str(pid))) == _without_run(gs.why(listed.id, str(pid)))
+    # load: the same paths in the same order
+    a, b = gs.load(described.id), gs.load(listed.id)
+    assert list(a.basis_paths) == list(b.basis_paths) and list(a.discarded_paths) == list(b.discarded_paths)
+    assert a.result is not None and a.result.basis_size == net.m - net.H
+    # compare: the same rows, but certificate sizes (made on demand: not counted)
+    listed_col, described_col = gs.compare(listed.id, described.id).columns
+    diff = {k for k in listed_col.values if listed_col.values[k] != described_col.values.get(k)}
+    assert diff <= {"certificate_max"} and described_col.values["certificate_max"] is None
 
 
 def test_why_on_an_id_past_the_run_is_refused(store_uri, monkeypatch):
@@ -119,7 +136,7 @@ class _Killed(Exception):
     pass
 
 
-@pytest.mark.parametrize("point", ["basis paths:batch:2", "description", "description:batch:2"])
+@pytest.mark.parametrize("point", ["subdivision sets:batch:1", "description", "description:batch:2"])
 def test_a_described_run_cut_short_resumes_to_the_same_run(tmp_path, monkeypatch, point):
     """A described run stopped while it is written (at a stage, or after a committed batch) is
     resumed under its id, keeping what it committed; it then answers as a run never cut short."""

@@ -56,7 +56,7 @@ def block_rows(layered) -> list[BlockRow]:
 def describe(layered) -> RunDescription:
     """The description of a described layered run (a layered network's, or a general one's core)."""
     deah = layered.deah
-    rule = next(iter(deah.bases.values())).rule
+    rule = next(iter(deah.step3.described.values())).rule  # listed or described B_r: the one shared rule
     selected = [(int(idx), tuple(deah.step1.paths[idx].layers)) for idx in deah.step1.selected]
     return RunDescription(deah.seed, rule.orders, selected, block_rows(layered))
 

@@ -1,7 +1,9 @@
 """A described deah-complete run in the store: O(layers + substructures) rows, not a node per path.
 
 A run held described (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear, the B_r as
-``SubroutineRows``) is a function of three things, and those are what it stores:
+``SubroutineRows``), and a listed run of a layered network whose blocks are all p_0 and ears with
+more than ``described_rows.LISTED_PATHS`` paths (kept and discarded), is a function of three
+things, and those are what it stores:
 
 - Step 1's selected substructure paths (``SubstructurePath``, stored as for every DEAH run, with
   ``SUBDIVIDES``, ``SHARES_EDGE`` and the subdivision sets);
@@ -10,10 +12,11 @@ A run held described (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear, the
   ``DescribedBlock`` per block of the ear order: its rule, its new hop and where its kept and
   discarded paths sit among the run's path ids (what the rebuilt run is checked against).
 
-A general run also stores its explicit paths (the extra layers' and the identity forest's: a
-few per neuron) as ``BasisPath`` nodes with ``KEPT``, ids their basis indices, as the
-skeleton's described store does. ResNet-50: 5 blocks, 54 orders, 38,824 paths instead of 25.5 M
-kept and 49 M discarded paths with their records.
+No path is a node, not even a general run's explicit ones (the extra layers' and the identity
+forest's): they are a function of the network and the core's run, made again on load (issue 30:
+ResNet-50's 38,824 explicit paths, 50-layer lists and texts each, took 1.4 s of a 2.1 s run to
+write for a Cypher view of 0.15% of its basis). ResNet-50: 16 substructure paths, 51 orders and
+5 blocks instead of 25.5 M kept and 49 M discarded paths with their records.
 
 ``load_described_deah`` rebuilds the run from these rows into the ``Result`` the solve returned
 (``solver.described_result``, ``general.deah_solve.general_result``), with the stored verdict:
@@ -31,7 +34,7 @@ from ..general.deah_solve import general_result
 from ..general.paper_setting import paper_setting
 from ..result import Result
 from ..verify import Verdict
-from . import resume
+from . import described_rows, resume
 from .base import Store, StoreError
 from .path_forms import LayeredForm, stored_form
 
@@ -42,7 +45,15 @@ def is_described_run(result: Result) -> bool:
     """Whether ``result`` (layered, or general with a DEAH core) is stored described."""
     layered = result.core if result.core is not None else result
     deah = layered.deah
-    return deah is not None and layered.engine == "deah-complete" and deah.described and not layered.repairs
+    if deah is None or layered.engine != "deah-complete" or layered.repairs:
+        return False
+    if deah.described:
+        return True
+    # A listed run of a layered network whose blocks are all p_0 and ears is as much a function of
+    # its description: above LISTED_PATHS paths it is stored as that, like the skeleton's families
+    # (issue 30: dense-8x128's 1.35 M paths and 6.4 M certificate terms took 13x its solve to write).
+    paths = result.basis_size + len(result.discarded)
+    return result.core is None and deah.step3.ear_orderable and paths > described_rows.LISTED_PATHS
 
 
 def described_deah_rows(run_id: str, result: Result, form: LayeredForm) -> tuple[list[dict], list[dict]]:
@@ -73,16 +84,6 @@ def write_described_deah(store: Store, run_id: str, result: Result, form: Layere
 
     layered = result.core if result.core is not None else result
     write_subdivision_sets(store, run_id, layered.deah, bulk, stage, committed)
-    stage("basis paths")
-    if result.core is not None:  # the explicit parts: extra layers and identity forest, listed
-        explicit = [p for p in result.basis.parts if isinstance(p, GeneralBlock)]
-        start = result.parts["core"] + result.parts["tap_lift"]
-        if sum(map(len, explicit)) != result.basis_size - start:
-            raise StoreError(f"run {run_id}: the explicit paths of the described run do not follow its core and tap lift")
-        columns = form.path_columns(run_id, explicit, start, True)
-        bulk("insert_basis_paths", columns)
-        kept = columns["uid"]
-        bulk("link_kept", {"from": [run_id] * len(kept), "to": kept})
     stage("description")
     orders, blocks = described_deah_rows(run_id, result, form)
     bulk("insert_choice_orders", _columns(orders))
