@@ -226,6 +226,8 @@ def details(rec: dict) -> str:
             f"{store_engine(rec)} run {fs(r['total_s'])} (persist {fs(r['persist_s'])}); stored described: {fn(r['rows_written'])} rows"
             f" ({nodes}) for {fn(r['basis_size'])} basis + {fn(r['discarded'])} discarded paths"
             + (f"; {fn(r['repairs_needed'])} repairs needed" if store_engine(rec) == "deah-complete" else "")
+            + (f"; the second run on the store (the first: {fs(r['first_run']['total_s'])}, persist {fs(r['first_run']['persist_s'])})"
+               if r.get("first_run") else "")
             + server_text(rec)
         )
     if kind == "store":

@@ -266,7 +266,7 @@ def write_results(records: list[dict], meta: dict, full: bool, out_prefix: Path)
     targs = judge(records, grow, base) if full else [] if meta["mode"].startswith("calibration") else judge_networks(records)
     text = report(records, grow, base, targs, meta)
     if not full:
-        note = ("Only the targets of the torchvision networks measured here are judged; the others only by the full suite"
+        note = ("Only the targets of the torchvision networks and store cases measured here are judged; the others only by the full suite"
                 if targs else "Targets are judged only by the full suite")
         text = text.replace("\n## Cases", f"\n{note} (`make bench`).\n\n## Cases", 1)
     print()

@@ -67,7 +67,7 @@ TABLE = (
     Target("run-vs-solve", "basispath run ({eng}) of {net} within {limit} of its solve", 3.0, "x", "dense-8x128"),
     Target("store-run", "embedded store: full {eng} run of {net} <= {limit}", 120.0, "min", "dense-8x128"),
     Target("neo4j-rate", "Neo4j store >= {limit} rows/s over Bolt (deah-complete run of {net})", 1.5e5, "rate", "dense-8x128"),
-    Target("neo4j-vs-embedded", "Neo4j store: the deah-complete run of {on} persisted within {limit} of the embedded store's persist", 5.0, "x"),
+    Target("neo4j-vs-embedded", "Neo4j store: the deah-complete run of {on} stored within {limit} of the embedded store's time", 5.0, "x"),
     Target("growth-time", "growth: {eng} time slope <= {limit} (linear)", 1.1, "number"),
     Target("growth-memory", "growth: {eng} memory slope <= {limit} (linear)", 1.1, "number"),
     Target("baseline", "baseline / {eng} >= {limit} on {net}", 100.0, "x", "dense-8x128"),
@@ -310,9 +310,11 @@ def judge_neo4j_vs_embedded(v: Verdicts, net: str) -> None:
     if not neo or not emb or neo["status"] != "ok" or emb["status"] != "ok":
         v.add(target, "-", "NOT MEASURED", "both cases must finish")
         return
-    a, b = neo["result"]["persist_s"], emb["result"]["persist_s"]
+    a, b = neo["result"]["total_s"], emb["result"]["total_s"]
+    first = neo["result"].get("first_run")
     v.add(target, f"{a / b:.1f}x ({fs(a)} vs {fs(b)})", "PASS" if a / b <= t.limit else f"MISS: {a / b:.1f}x > {t.limit_text}",
-          f"whole runs {fs(neo['result']['total_s'])} vs {fs(emb['result']['total_s'])}" + server_text(neo))
+          f"persist {fs(neo['result']['persist_s'])} vs {fs(emb['result']['persist_s'])}"
+          + (f"; the first run on the fresh server {fs(first['total_s'])} (query planning)" if first else "") + server_text(neo))
 
 
 def judge_neo4j(v: Verdicts, net: str | None = None) -> None:
@@ -538,11 +540,26 @@ def judge_gsgd(v: Verdicts) -> None:
                                                 _upper(r[f"ratio_{kind}"], t.limit, "x")))
 
 
+def _stores_judged(v: Verdicts) -> None:
+    """The stored runs (issue 30): rate, whole run, run against solve, Neo4j against embedded."""
+    for eng in DEAH_ENGINES:
+        judge_store(v, eng)
+        judge_run_vs_solve(v, eng)
+    judge_store(v, "deah-complete", LISTED_NET)  # a listed deah-complete run: the write rate
+    judge_run_vs_solve(v, "deah-complete", "resnet50")
+    for net in (T["neo4j-rate"].net, LISTED_NET, "resnet50"):
+        judge_neo4j(v, net)
+        judge_neo4j_vs_embedded(v, net)
+
+
 def judge_networks(records: list[dict]) -> list[dict]:
-    """Only the issue 26 targets (a partial run that measured some of bench/specs/); [] if none."""
+    """A partial run: the issue 26 targets of the bench/specs/ networks and the store targets of
+    the store cases it measured (rows for cases it did not run are left out); [] if none."""
     v = Verdicts(records)
     _networks_judged(v)
-    return v.out
+    if any(r["kind"] == "store" for r in records):
+        _stores_judged(v)
+    return [row for row in v.out if row["measured"] != "-"]
 
 
 def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]:
@@ -554,14 +571,7 @@ def judge(records: list[dict], grow: list[dict], base: list[dict]) -> list[dict]
     judge_step1_and_certify(v)
     t = T["deah-128"]
     v.single(f"deah/{t.net}", t.label(), t.limit, lambda r: _certified_within(r, r["total_s"], t.limit, fs(r["total_s"])))
-    for eng in DEAH_ENGINES:
-        judge_store(v, eng)
-        judge_run_vs_solve(v, eng)
-    judge_store(v, "deah-complete", LISTED_NET)  # a listed deah-complete run: the write rate
-    judge_run_vs_solve(v, "deah-complete", "resnet50")
-    for net in (T["neo4j-rate"].net, LISTED_NET, "resnet50"):
-        judge_neo4j(v, net)
-        judge_neo4j_vs_embedded(v, net)
+    _stores_judged(v)
     for g in grow:
         judge_growth(v, g)
     for eng in BASELINE_ENGINES:

@@ -233,6 +233,25 @@ def test_why_text_names_the_rule_on_a_general_run(stored, tmp_path, monkeypatch,
         assert " -[0]-> " in res.stdout  # general paths and weights
 
 
+def test_why_text_shows_named_layers(tmp_path, monkeypatch, capsys):
+    """Layer names in brackets reach the terminal: rich reads ``[x, h1, y]`` as a markup tag and
+    printed nothing for a general run's substructure and hop (seen on ResNet-50: "substructure: ")."""
+    from .test_described_deah_store import GENERAL
+
+    spec = tmp_path / "named.json"
+    spec.write_text(json.dumps(GENERAL))
+    store = str(tmp_path / "store")
+    ran = run_in_process(["run", str(spec), "--engine", "deah-complete", "--store", store, "--json"], tmp_path, monkeypatch, capsys)
+    assert ran.returncode == 0, show(ran)
+    run_id = json.loads(ran.stdout)["run_id"]
+    with open_store(store) as gs:
+        _, ((pid,),) = gs.query("MATCH (b:BasisPath {run: $run})-[:REASON]->(d:Discard) WHERE d.step IN ['prefix', 'suffix'] "
+                                "RETURN min(b.id)", {"run": run_id})
+    res = run_in_process(["why", run_id, str(pid), "--store", store], tmp_path, monkeypatch, capsys)
+    assert res.returncode == 0, show(res)
+    assert "substructure: [x, h1, " in res.stdout and "it owns the new layer pair [" in res.stdout, res.stdout
+
+
 def with_extra_layers(net: Network) -> dict:
     """The general spec of ``net`` with a bias layer listed first (so every core layer's position
     is its index + 1), 2 taps on the connection 1 -> 2, an identity shortcut 1 -> 3 and a bias into

@@ -23,10 +23,15 @@ def _path_text(path) -> str:
 
 
 def _show(value) -> str:
-    """Layers and layer pairs as lists, ``[0, 2, 4]`` or (a general run's names) ``[input, stem, fc]``."""
+    """Layers and layer pairs as lists, ``[0, 2, 4]`` or (a general run's names) ``[input, stem, fc]``,
+    escaped as a whole: rich reads an unescaped ``[x, bn1, fc]`` as a markup tag and prints nothing."""
+    return escape(_plain(value))
+
+
+def _plain(value) -> str:
     if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return escape(str(value))
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return str(value)
 
 
 def _edge(w) -> str:
