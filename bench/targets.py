@@ -8,7 +8,7 @@ PASS, MISS (with how far off), or NOT MEASURED when no case proves either.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cases import BASELINE_ENGINES, DEAH_ENGINES, SPEC_NETS, SWEEP_FULL, store_engine, store_name
 from describe import (bytes_per_weight, details, dominant_stage, engine_key, fmb, fn, frate, fs, ft, killed_at_s, partial_write, server_text,
@@ -226,8 +226,8 @@ def judge_store(v: Verdicts, eng: str, net: str | None = None) -> None:
     net = net or run.net
     name = store_name(eng, net)
     on = "" if net == run.net else f" of {net}"
-    rate_target = rate.label(run=("" if eng == "deah" else f" ({eng} run{on})") if eng != "deah" or on == "" else f" (run{on})")
-    run_target = run.label(eng=eng).replace(run.net, net)
+    rate_target = rate.label(run="" if eng == "deah" and not on else f" ({eng} run{on})")
+    run_target = replace(run, net=net).label(eng=eng)
     rec = v.by.get(name)
     if rec is None:
         v.add(rate_target, "-", "NOT MEASURED", v.missing(name))
@@ -260,7 +260,7 @@ def judge_run_vs_solve(v: Verdicts, eng: str, net: str | None = None) -> None:
     t = T["run-vs-solve"]
     net = net or t.net
     run, solve = v.by.get(store_name(eng, net)), v.by.get(f"{eng}/{net}")
-    target = t.label(eng=eng).replace(t.net, net)
+    target = replace(t, net=net).label(eng=eng)
     if run is None or solve is None or run["status"] != "ok" or solve["status"] != "ok":
         v.add(target, "-", "NOT MEASURED", "both cases must finish: " + ", ".join(
             f"{n}: {x['status'] if x else 'not run'}" for n, x in ((store_name(eng, net), run), (f"{eng}/{net}", solve))))
@@ -322,7 +322,7 @@ def judge_neo4j(v: Verdicts, net: str | None = None) -> None:
     store's rate; a run stored described is judged by its persist time only."""
     t = T["neo4j-rate"]
     net = net or t.net
-    name, target = store_name("deah-complete", net, "neo4j"), t.label().replace(t.net, net)
+    name, target = store_name("deah-complete", net, "neo4j"), replace(t, net=net).label()
     rec, emb = v.by.get(name), v.by.get(store_name("deah-complete", net))
     if rec is not None and rec["status"] == "ok" and rec["result"].get("stored_as") == "described":
         return
