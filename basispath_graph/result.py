@@ -97,6 +97,9 @@ class Result:
     # layer names ("core_layers"); ``core`` is the layered Result on the core (DEAH engines).
     parts: dict = field(default_factory=dict)
     core: "Result | None" = None
+    # deah-complete on a layer DAG core (general/dag_deah.py): its decomposition, B_r summaries,
+    # discards and certificates made on demand
+    dag: object | None = None
 
     @classmethod
     def of_general(cls, network: Network, engine: str, seed: int, blocks: list, verdict: Verdict, timings: dict,

@@ -142,31 +142,50 @@ def test_cli_report_names_the_parts(tmp_path):
     assert "basis: 208 paths, certified" in out
 
 
+_SUM = lambda s: s["layers"].insert(3, {"name": "sum", "size": 4}) or s["connections"].extend(  # noqa: E731
+    [{"from": "c1", "to": "sum", "kind": "identity"}, {"from": "sum", "to": "c2"}])
+_DIAGONAL = lambda s: s["connections"].__setitem__(1, {"from": "c1", "to": "c2", "kind": "diagonal"}) or s["layers"][3].update(size=4)  # noqa: E731
+_MISSING = lambda s: s["connections"].__setitem__(1, {"from": "x", "to": "y"})  # noqa: E731
+
+
 @pytest.mark.parametrize(
-    "change, message",
+    "engine, change, message",
     [
-        (lambda s: s["layers"].insert(3, {"name": "sum", "size": 4}) or s["connections"].extend(
-            [{"from": "c1", "to": "sum", "kind": "identity"}, {"from": "sum", "to": "c2"}]),
+        ("deah-complete", _SUM,
          "engine deah-complete needs a trainable connection into every layer but the inputs and out of every layer but "
          "the outputs; sum is reached only through identity connections; solve it with --engine skeleton"),
-        (lambda s: s["connections"].__setitem__(1, {"from": "c1", "to": "c2", "kind": "diagonal"}) or s["layers"][3].update(size=4),
-         "engine deah-complete reads dense connections between the layers of the network's core only; c1 -> c2 is diagonal; "
+        ("deah", _DIAGONAL,
+         "engine deah reads dense connections between the layers of the network's core only; c1 -> c2 is diagonal; "
          "solve it with --engine skeleton"),
-        (lambda s: s["connections"].__setitem__(1, {"from": "x", "to": "y"}),
-         "engine deah-complete needs every layer connected from the layer listed before it (DEAH's layered setting); "
+        ("deah", _MISSING,
+         "engine deah needs every layer connected from the layer listed before it (DEAH's layered setting); "
          "c1 -> c2 is missing; solve it with --engine skeleton"),
+        # deah-complete reads a layer DAG (test_dag_deah.py), but every core layer on a path to the main output
+        ("deah-complete", _MISSING,
+         "engine deah-complete needs every layer of the core on a path to the main output y; c1 leads only to other "
+         "outputs; solve it with --engine skeleton"),
     ],
 )
-def test_networks_outside_the_setting_are_refused_naming_the_feature(tmp_path, change, message):
+def test_networks_outside_the_setting_are_refused_naming_the_feature(tmp_path, engine, change, message):
     spec = json.loads(json.dumps(CNN))
     change(spec)
     path = tmp_path / "net.json"
     path.write_text(json.dumps(spec))
     with pytest.raises(UnsupportedFeature) as exc:
-        solve_general(load_general(path), "deah-complete")
+        solve_general(load_general(path), engine)
     assert str(exc.value) == message
-    r = cli("solve", str(path), "--engine", "deah-complete", check=2)
+    r = cli("solve", str(path), "--engine", engine, check=2)
     assert r.stdout == "" and r.stderr == f"error: {path}: {message}\n"
+
+
+def test_a_diagonal_connection_in_the_core_is_read_by_deah_complete_as_a_layer_dag(tmp_path):
+    spec = json.loads(json.dumps(CNN))
+    _DIAGONAL(spec)
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(spec))
+    s = json.loads(cli("solve", str(path), "--engine", "deah-complete", "--json").stdout)
+    assert s["certified"] and s["basis_size"] == s["m"] - s["H"]
+    assert s["parts"]["core"] == "layer DAG" and s["parts"]["p0"] == ["x", "c1", "c2", "y"]
 
 
 @pytest.mark.parametrize("engine", ["deah-complete", "deah"])
@@ -174,17 +193,21 @@ def test_networks_outside_the_setting_are_refused_naming_the_feature(tmp_path, c
 @given(spec=general_specs())
 def test_identity_shortcuts_biases_and_taps_against_brute_force(engine, spec):
     """Random general networks with identity edges (chains, branching, merging), biases and taps:
-    a certified basis by the oracle's exact rank, or, only when a diagonal (kept BatchNorm) or
-    grouped connection lies in the core, a refusal naming it."""
+    a certified basis by the oracle's exact rank. A diagonal (kept BatchNorm) or grouped
+    connection in the core: faithful deah refuses naming it, deah-complete reads the core as a
+    layer DAG (test_dag_deah.py)."""
     net = parse_general(spec, "<spec>", 10**6)
     try:
         result = solve_general(net, engine)
     except UnsupportedFeature as exc:
         kinds = {c.get("kind") for c in spec["connections"]} & {"diagonal", "grouped"}
-        assert kinds and any(f"is {kind}" in str(exc) for kind in kinds)
+        assert engine == "deah" and kinds and any(f"is {kind}" in str(exc) for kind in kinds)
         return
     assert result.certified and certify_blocks(net, list(result.basis)).certified  # the judge agrees
     _oracle_check(spec, result)
+    if result.dag is not None:
+        assert engine == "deah-complete" and result.parts["core"] == "layer DAG"
+        return
     identity_pairs = sum(l["size"] for c in spec["connections"] if c.get("kind") == "identity" for l in spec["layers"] if l["name"] == c["from"])
     assert result.parts["identity"] == result.core.network.H - net.H <= identity_pairs
     if engine == "deah-complete":

@@ -153,11 +153,27 @@ def _write_export(export: Path | None, text) -> None:
         raise fail(f"cannot write export file {export}: {exc.strerror or exc}") from None
 
 
+def _print_dag_report(c: Console, parts: dict) -> None:
+    """deah-complete on a layer DAG core (general/dag_deah.py): Step 1's ears, Step 3's counts."""
+    p0 = parts["p0"]
+    route = ", ".join(p0) if len(p0) <= 8 else f"{', '.join(p0[:3])}, ... {len(p0) - 5} more ..., {', '.join(p0[-2:])}"
+    discarded = parts["discarded"]
+    c.print(f"deah-complete on the core as a layer DAG: {parts['core_layers']} layers, {parts['core_connections']} connections, "
+            f"{parts['substructure_paths']} substructure path(s)")
+    c.print(escape(f"Step 1: p_0 through {len(p0)} layers ({route}) and {parts['ears']} ear(s): {parts['selected']} substructures"))
+    c.print(f"Step 3: kept {parts['kept']} path(s) (B_0 whole, each ear the rows of its new connections); discarded "
+            f"{discarded['prefix'] + discarded['suffix']} (prefix {discarded['prefix']}, suffix {discarded['suffix']}); no repair")
+    c.print(f"extra layers and identity shortcuts: {parts['extra_and_identity']} path(s), one per weight into or out of an extra "
+            "layer and one per edge of a spanning forest")
+
+
 def _print_general_report(c: Console, s: dict) -> None:
     """A general network's report (docs/general-networks.md): skeleton, or a DEAH engine on the
     core (a layered core with taps, plus extra inputs and outputs such as biases)."""
     c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
-    if "core" not in s:
+    if s.get("parts", {}).get("core") == "layer DAG":
+        _print_dag_report(c, s["parts"])
+    elif "core" not in s:
         c.print("skeleton: designated walks per layer, one path per trainable weight")
     else:
         parts = s["parts"]

@@ -44,6 +44,8 @@ def general_summary(result) -> dict:
     if result.core is not None:
         doc["parts"] = result.parts
         doc["core"] = summary(result.core)
+    elif result.dag is not None:  # deah-complete on a layer DAG core: Step 1's ears, discards by rule
+        doc["parts"] = result.parts
     return doc
 
 

@@ -29,7 +29,7 @@ from ..network import Network
 from .identity_forest import identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting"]
+__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting", "in_paper_setting"]
 
 
 class UnsupportedFeature(BadInput):
@@ -78,6 +78,16 @@ def paper_setting(net: GeneralNetwork, engine: str) -> PaperSetting:
             except UnsupportedFeature as exc:
                 first_problem = first_problem or exc
     raise first_problem
+
+
+def in_paper_setting(net: GeneralNetwork) -> bool:
+    """Whether the layered DEAH engines read ``net`` (else deah-complete reads it as a layer DAG,
+    ``layer_dag``)."""
+    try:
+        paper_setting(net, "deah-complete")
+    except UnsupportedFeature:
+        return False
+    return True
 
 
 def _core_with(net: GeneralNetwork, engine: str, main_in: int, main_out: int) -> PaperSetting:

@@ -37,7 +37,7 @@ from .described import DescribedBasis, Family, family_block
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "designated_walks", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "designated_neighbour", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -81,7 +81,7 @@ def _designated(net: GeneralNetwork, into: bool, identities: bool, rule: ChoiceR
     return chosen
 
 
-def _follow(net: GeneralNetwork, c_idx: int, index: np.ndarray, into: bool, rule: ChoiceRule | None) -> np.ndarray:
+def designated_neighbour(net: GeneralNetwork, c_idx: int, index: np.ndarray, into: bool, rule: ChoiceRule | None) -> np.ndarray:
     """Neuron on the other side of designated connection ``c_idx`` for neurons ``index`` (of its
     target when ``into``, else of its source): the same neuron on a diagonal or identity
     connection; on a dense one neuron 0, or with a choice rule (a layered network, seeded) the
@@ -103,8 +103,8 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
     seeded choice rule (``skeleton.skeleton_basis``), which designates consecutive layers."""
     pred, succ = _designated(net, True, identities, rule), _designated(net, False, identities, rule)
     sizes = [np.arange(layer.size, dtype=np.int64) for layer in net.layers]
-    pred_from = {layer: _follow(net, k, sizes[layer], True, rule) for layer, k in pred.items()}
-    succ_to = {layer: _follow(net, k, sizes[layer], False, rule) for layer, k in succ.items()}
+    pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, rule) for layer, k in pred.items()}
+    succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, rule) for layer, k in succ.items()}
     return walks_from(net, pred, pred_from, succ, succ_to, rule)
 
 

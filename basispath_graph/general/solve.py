@@ -9,8 +9,10 @@ from ..errors import BadInput
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time, features, model_engine
 from ..result import Result
 from ..solver import ENGINES
+from .dag_deah import solve_dag_deah
 from .deah_solve import solve_general_deah
 from .model import GeneralNetwork
+from .paper_setting import in_paper_setting
 from .described import certify_described
 from .skeleton import skeleton_blocks
 
@@ -64,6 +66,11 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     {'nodes': [['x', 0], ['h', 0], ['y', 0]], 'taps': [0, 0]}
     """
     memory_limit, time_limit = options.get("memory_limit"), options.get("time_limit")
+    if engine == "deah-complete" and not in_paper_setting(net):
+        # a layer DAG core (general/dag_deah.py): its kept paths are a skeleton's, held described,
+        # and its discards are counted per ear: the skeleton's guards
+        check_skeleton(net, memory_limit, time_limit)
+        return solve_dag_deah(net, seed)
     if engine != "skeleton":
         if engine not in ENGINES:
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")

@@ -1,0 +1,294 @@
+"""deah-complete on a network whose core is a layer DAG (branches, concatenations, BatchNorm over a
+concatenation, grouped and depthwise convs): DEAH's Steps 1-3 with an ear decomposition.
+
+docs/deah-complete.md ("Layer DAGs") has the argument; in short:
+
+1. **Step 1** (``layer_dag``): G^S is the core's layer DAG; P_ind^S is p_0 (a longest
+   source-sink path) and one substructure per ear: the route in to the ear's first layer a, its
+   segment S of new connections (new layers between them) to a covered layer b, the route out.
+2. **Step 2**: Subroutine on a selected substructure r, a chain of layers along its route, with
+   the choice rule of each connection (``skeleton.designated_neighbour``: neuron 0 on a dense
+   one, the same neuron on a diagonal one, the first of the group on a grouped one; tap 0).
+   Every weight e = (u, v, t) of r gives the row R_r(e) = in_r(u) + e + out_r(v) (walks along
+   r's connections) and B_r is these rows, distinct: one per weight r's walks do not use, and
+   T_r(z) = in_r(z) + out_r(z), one per chain of weights that are a direct edge and a
+   predecessor edge at once. |B_r| = m_r - H_r.
+3. **Step 3, ear rule**: p_0 keeps all of B_0; ear r keeps the rows of its segment's weights.
+   Along the route in and out r's walks are those of the layers' designations (the routes the
+   layers were covered by), so the kept rows are in(u) + e + out(v) with the designated walks:
+   the skeleton of these designations (``skeleton.skeleton_of``). Every other row of B_r is
+   discarded: *prefix* (its weight, or its chain, lies on the route in) or *suffix*.
+   On S's weights the kept rows of r are Subroutine's basis of the chain a .. b (m_S - H_S
+   paths) and no path kept before uses them, so they are independent of everything before;
+   (m_0 - H_0) + sum (m_S - H_S) = m - H_N, plus the identity forest's H_N - H: no repair.
+4. **Certificates**: a discarded path q is sum over its weights e of S(e) minus sum over its
+   hidden neurons z of T(z), S(e) = in(u) + e + out(v) and T(z) = in(z) + out(z) kept paths (the
+   walks telescope); made when asked for (``certificate``), never listed.
+
+The kept basis is held described and certified exactly (``certify_described``); the discards
+are counted per ear in O(route length) and made on demand (``ear_discards``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..result import Result
+from .blocks import GeneralBlock, connection_weights
+from .described import DescribedBasis, certify_described
+from .identity_forest import forest_blocks
+from .layer_dag import DagCore, EarDecomposition, dag_core, ear_decomposition
+from .model import GeneralNetwork
+from .skeleton import Walks, designated_neighbour, skeleton_of, walks_from
+
+__all__ = ["DagRun", "EarSummary", "solve_dag_deah", "ear_discards", "certificate", "DAG_RULES"]
+
+#: Discard reasons of deah-complete on a layer DAG (a row of B_r that differs from the kept path
+#: through the same part of the ear before its segment, or after it).
+DAG_RULES = ("prefix", "suffix")
+
+GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class HopCounts:
+    """Of one connection along any route: weights that are neither a source neuron's direct edge
+    nor a target neuron's predecessor edge (one row of B_r each), and weights that are both (they
+    join two neurons' T_r rows into one)."""
+
+    undesignated: int
+    mutual: int
+
+
+def hop_counts(net: GeneralNetwork, k: int) -> HopCounts:
+    c = net.connections[k]
+    i = np.arange(net.layers[c.source].size, dtype=np.int64)
+    j = np.arange(net.layers[c.target].size, dtype=np.int64)
+    direct = np.unique(net.local_weight(c, i, designated_neighbour(net, k, i, False, None), 0))
+    pred = np.unique(net.local_weight(c, designated_neighbour(net, k, j, True, None), j, 0))
+    both = int(np.intersect1d(direct, pred, assume_unique=True).size)
+    return HopCounts(int(net.connection_weights(c)) - (direct.size + pred.size - both), both)
+
+
+@dataclass(frozen=True)
+class EarSummary:
+    """One selected substructure's B_r: its size, rows kept, discards by reason."""
+
+    layers: tuple[int, ...]  # the route's layers
+    segment: tuple[int, int]  # positions in ``layers`` of a and b (p_0: the whole route)
+    rows: int  # |B_r| = m_r - H_r
+    kept: int  # m_S - H_S
+    prefix: int
+    suffix: int
+
+
+@dataclass
+class DagRun:
+    """The DEAH artifacts of a run on a layer DAG core: Step 1's decomposition, every selected
+    substructure's B_r summarised (``ears``: p_0 first), the designated walks of the kept paths."""
+
+    decomposition: EarDecomposition
+    walks: Walks
+    ears: list[EarSummary] = field(default_factory=list)
+
+    @property
+    def network(self) -> GeneralNetwork:
+        return self.decomposition.core.network
+
+    @property
+    def routes(self) -> list[tuple[int, ...]]:
+        """Connections of each selected substructure, p_0 first (as ``ears``)."""
+        return [self.decomposition.p0] + [e.route for e in self.decomposition.ears]
+
+    def rule_counts(self) -> dict[str, int]:
+        return {"prefix": sum(e.prefix for e in self.ears), "suffix": sum(e.suffix for e in self.ears)}
+
+    @property
+    def discard_count(self) -> int:
+        return sum(e.prefix + e.suffix for e in self.ears)
+
+    @cached_property
+    def _hops(self) -> dict[int, HopCounts]:
+        return {k: hop_counts(self.network, k) for k in self.decomposition.core.connections}
+
+    def parts(self) -> dict:
+        net, d = self.network, self.decomposition
+        return {
+            "core": "layer DAG", "core_layers": len(d.core.layers), "core_connections": len(d.core.connections),
+            "substructure_paths": d.substructure_count, "selected": len(self.ears), "ears": len(d.ears),
+            "p0": [net.layers[l].name for l in self.ears[0].layers],
+            "kept": sum(e.kept for e in self.ears), "discarded": self.rule_counts(),
+            "extra_and_identity": net.basis_size - sum(e.kept for e in self.ears),
+        }
+
+
+def _designations(core: DagCore, d: EarDecomposition) -> tuple[dict[int, int], dict[int, int]]:
+    """Every layer's designated connection in and out: the decomposition's on the core; an extra
+    input's first trainable connection out, an extra output's first in (spec order)."""
+    net = core.network
+    pred, succ = dict(d.pred), dict(d.succ)
+    for k in core.extra_connections:
+        c = net.connections[k]
+        if c.source not in core.layers:
+            succ.setdefault(c.source, k)
+        if c.target not in core.layers:
+            pred.setdefault(c.target, k)
+    return pred, succ
+
+
+def _summaries(run: DagRun) -> list[EarSummary]:
+    net, d, hops = run.network, run.decomposition, run._hops
+    width = [layer.size for layer in net.layers]
+
+    def side(route: tuple[int, ...], end: int) -> int:
+        """Rows of B_r on one side of the segment (``end``: the side's layer at the segment, a or
+        b): the weights there the walks do not use, and the chains of T_r rows that do not reach
+        the segment (a chain is a path of weights both direct and predecessor edges: one row per
+        chain, neurons - chain edges, less the w_end chains through the segment's end)."""
+        if not route:
+            return 0
+        layers = d.route_layers(route)
+        return (sum(hops[k].undesignated for k in route) + sum(width[l] for l in layers)
+                - sum(hops[k].mutual for k in route) - width[end])
+
+    def rows(route: tuple[int, ...]) -> int:
+        layers = d.route_layers(route)
+        return sum(int(net.connection_weights(net.connections[k])) for k in route) - sum(width[l] for l in layers[1:-1])
+
+    out = [EarSummary(d.route_layers(d.p0), (0, len(d.p0)), rows(d.p0), rows(d.p0), 0, 0)]
+    for ear in d.ears:
+        a, b = net.connections[ear.segment[0]].source, net.connections[ear.segment[-1]].target
+        out.append(EarSummary(d.route_layers(ear.route), (len(ear.route_in), len(ear.route_in) + len(ear.segment)),
+                              rows(ear.route), rows(ear.segment), side(ear.route_in, a), side(ear.route_out, b)))
+    return out
+
+
+def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
+    """deah-complete on ``net`` read as a layer DAG core (``layer_dag.dag_core``; UnsupportedFeature
+    otherwise): the kept basis, described and certified exactly, with the run's artifacts as
+    ``result.dag``."""
+    t0 = time.perf_counter()
+    core = dag_core(net, "deah-complete")
+    d = ear_decomposition(core)
+    pred, succ = _designations(core, d)
+    sizes = {layer: np.arange(net.layers[layer].size, dtype=np.int64) for layer in range(len(net.layers))}
+    pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, None) for layer, k in pred.items()}
+    succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, None) for layer, k in succ.items()}
+    walks = walks_from(net, pred, pred_from, succ, succ_to)
+    run = DagRun(d, walks)
+    run.ears = _summaries(run)
+    t1 = time.perf_counter()
+    shortcuts = forest_blocks(
+        net,
+        lambda layer, rows: (walks.in_layers[layer], walks.in_hops[layer], walks.in_nodes[layer][rows]),
+        lambda layer, rows: (walks.out_layers[layer], walks.out_hops[layer], walks.out_nodes[layer][rows]),
+    )
+    basis: DescribedBasis = skeleton_of(net, walks, shortcuts)
+    t2 = time.perf_counter()
+    verdict = certify_described(basis)
+    t3 = time.perf_counter()
+    result = Result.of_general(net, "deah-complete", seed, basis, verdict,
+                               {"step 1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}, run.parts())
+    result.dag = run
+    return result
+
+
+# -- discards and certificates, made when asked for -------------------------------------------------
+
+
+def _route_walk(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], at: int, idx: np.ndarray,
+                forward: bool) -> np.ndarray:
+    """(len(idx), ...) neurons of the walks along a route from position ``at``: back to its first
+    layer by predecessor edges (``forward`` False) or on to its last by direct edges."""
+    cols = [idx]
+    if forward:
+        for k in hops[at:]:
+            cols.append(designated_neighbour(net, k, cols[-1], False, None))
+        return np.stack(cols, axis=1)
+    for k in reversed(hops[:at]):
+        cols.append(designated_neighbour(net, k, cols[-1], True, None))
+    return np.stack(cols[::-1], axis=1)
+
+
+def _rows_of(net, layers, hops, h: int, i: np.ndarray, j: np.ndarray, t: np.ndarray) -> GeneralBlock:
+    """R_r(e) = in_r(u) + e + out_r(v) for weights (i, j, t) of the route's hop h."""
+    nodes = np.concatenate([_route_walk(net, layers, hops, h, i, False), _route_walk(net, layers, hops, h + 1, j, True)], axis=1)
+    taps = np.zeros((len(i), len(hops)), dtype=np.int64)
+    taps[:, h] = t
+    return GeneralBlock(layers, hops, nodes, taps)
+
+
+def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:
+    """The discarded rows of selected substructure ``n`` (1.. : the ears; p_0 discards none), as
+    (reason, block): per hop of the route in then out, the weights r's walks do not use; then
+    per side the T_r rows of the chains that do not reach the segment (each at its first neuron)."""
+    net, ear = run.network, run.decomposition.ears[n - 1]
+    summary = run.ears[n]
+    layers, hops = summary.layers, ear.route
+    a, b = summary.segment
+    out = []
+    for reason, positions in (("prefix", range(0, a)), ("suffix", range(b, len(hops)))):
+        for h in positions:
+            k = hops[h]
+            c = net.connections[k]
+            i, j, t = connection_weights(net, k)
+            used = (t == 0) & ((designated_neighbour(net, k, i, False, None) == j) | (designated_neighbour(net, k, j, True, None) == i))
+            if (~used).any():
+                out.append((reason, _rows_of(net, layers, hops, h, i[~used], j[~used], t[~used])))
+        # T_r chains of this side: start at a neuron whose predecessor edge is not also a direct edge
+        side_layers = range(0, a) if reason == "prefix" else range(b + 1, len(layers))
+        for p in side_layers:
+            z = np.arange(net.layers[layers[p]].size, dtype=np.int64)
+            if p > 0:
+                k = hops[p - 1]
+                back = designated_neighbour(net, k, z, True, None)
+                z = z[designated_neighbour(net, k, back, False, None) != z]  # chain goes on from the layer before
+            if len(z) == 0:
+                continue
+            path = np.concatenate([_route_walk(net, layers, hops, p, z, False), _route_walk(net, layers, hops, p, z, True)[:, 1:]], axis=1)
+            if reason == "prefix":  # chains that reach a are T_r rows of a: kept
+                fwd = _route_walk(net, layers, hops, p, z, True)
+                reach = np.ones(len(z), dtype=bool)
+                for q in range(p, a):
+                    k = hops[q]
+                    back = designated_neighbour(net, k, fwd[:, q - p + 1], True, None)
+                    reach &= back == fwd[:, q - p]
+                path = path[~reach]
+            if len(path):
+                out.append((reason, GeneralBlock(layers, hops, path, np.zeros((len(path), len(hops)), dtype=np.int64))))
+    return out
+
+
+def kept_path(run: DagRun, layer_u: int, u: int, k: int, v: int, tap: int) -> GeneralPath:
+    """S(e) = in(u) + e + out(v) for weight e = (u, v, tap) of connection k (designated walks)."""
+    w, target = run.walks, run.network.connections[k].target
+    layers = w.in_layers[layer_u] + w.out_layers[target]
+    nodes = list(w.in_nodes[layer_u][u]) + list(w.out_nodes[target][v])
+    taps = (0,) * len(w.in_hops[layer_u]) + (int(tap),) + (0,) * len(w.out_hops[target])
+    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), taps
+
+
+def through_path(run: DagRun, layer: int, z: int) -> GeneralPath:
+    """T(z) = in(z) + out(z) (designated walks)."""
+    w = run.walks
+    layers = w.in_layers[layer] + w.out_layers[layer][1:]
+    nodes = list(w.in_nodes[layer][z]) + list(w.out_nodes[layer][z][1:])
+    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), (0,) * (len(layers) - 1)
+
+
+def certificate(run: DagRun, layers: tuple[int, ...], hops: tuple[int, ...], nodes, taps) -> list[tuple[int, GeneralPath]]:
+    """A path of the network (no identity hop) over the kept paths: sum of S(e) over its weights
+    minus T(z) over its hidden neurons, equal paths merged, zero terms dropped (a vector identity:
+    the walks telescope)."""
+    terms: dict[GeneralPath, int] = {}
+    for h, k in enumerate(hops):
+        p = kept_path(run, layers[h], int(nodes[h]), k, int(nodes[h + 1]), int(taps[h]))
+        terms[p] = terms.get(p, 0) + 1
+    for h in range(1, len(layers) - 1):
+        p = through_path(run, layers[h], int(nodes[h]))
+        terms[p] = terms.get(p, 0) - 1
+    return [(c, p) for p, c in terms.items() if c]
