@@ -18,7 +18,8 @@ import fnmatch
 FULL_BUDGET_S = 26 * 60
 
 #: The issue 26 networks (bench/specs/), judged by targets.judge_networks.
-SPEC_NETS = ("resnet18", "resnet34", "resnet50", "resnet152", "densenet121", "inception_v3", "vgg16", "vgg19")
+SPEC_NETS = ("resnet18", "resnet34", "resnet50", "resnet152", "densenet121", "inception_v3", "vgg16", "vgg19", "googlenet",
+             "squeezenet1_1", "wrn16_4")
 QUICK_BUDGET_S = 5 * 60
 SWEEP_FULL = (32, 64, 128, 256)
 SWEEP_QUICK = (32, 64)
@@ -103,11 +104,20 @@ FULL_CASES = (
         _c("deah-complete", "resnet34", 240),
         # deah-complete on the issue 26 networks: the memory guard (the case's --mem-cap-gb is its
         # limit) refuses with its estimate where the general deah model says it cannot fit; a
-        # refusal, the memory cap or a timeout is a measured outcome.
+        # refusal, the memory cap or a timeout is a measured outcome. DenseNet-121 and
+        # Inception-v3 (and the issue 28 networks below) are read as layer DAGs.
         _c("deah-complete", "resnet50", 150),
         _c("deah-complete", "densenet121", 150),
         _c("deah-complete", "inception_v3", 150),
         _c("deah-complete", "vgg19", 150),
+        # issue 28: layer DAG cores (branches, concatenations, BatchNorm before a conv), a few
+        # seconds each, against the skeleton on the same network
+        _c("skeleton", "googlenet", 120),
+        _c("deah-complete", "googlenet", 150),
+        _c("skeleton", "squeezenet1_1", 120),
+        _c("deah-complete", "squeezenet1_1", 150),
+        _c("skeleton", "wrn16_4", 120),
+        _c("deah-complete", "wrn16_4", 150),
         # issue 29: G-SGD's step against SGD's on the BatchNorm-free ResNet-20 (needs torch), in the
         # CIFAR setting and on the experiment's 8x8 digits
         _c("gsgd-step", "resnet20-cifar", 240),

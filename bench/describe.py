@@ -155,6 +155,10 @@ def server_text(rec: dict) -> str:
 
 def _general_parts(parts: dict) -> str:
     """A general network's basis by part (docs/general-networks.md): the figures above are the core's."""
+    if parts.get("core") == "layer DAG":  # deah-complete on a layer DAG core (general/dag_deah.py)
+        return (f" (general network read as a layer DAG: {fn(parts['core_layers'])} core layers, {fn(parts['core_connections'])}"
+                f" connections, p_0 through {parts['p0_layers']} layers and {fn(parts['ears'])} ears; kept {fn(parts['kept'])} core"
+                f" paths and {fn(parts['extra_and_identity'])} of extra layers and the identity forest)")
     return (f" (general network: core {fn(parts['core'])}, tap lift {fn(parts['tap_lift'])}, extra layers"
             f" {fn(parts['extra'])}, identity forest {fn(parts['identity'])} paths; the figures before are the tap-0 core's)")
 

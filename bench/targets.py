@@ -73,6 +73,8 @@ TABLE = (
     Target("baseline", "baseline / {eng} >= {limit} on {net}", 100.0, "x", "dense-8x128"),
     Target("complete-vs-deah", "deah-complete within {limit} of faithful deah's time{on}", 2.0, "x"),
     Target("complete-vs-skeleton", "deah-complete within {limit} of the skeleton engine on {on}", 3.0, "x"),
+    # issue 28: deah-complete's peak memory against the skeleton's on the torchvision networks
+    Target("complete-vs-skeleton-memory", "deah-complete peak memory within {limit} of the skeleton's on {on}", 2.0, "x"),
     Target("deah-128", "faithful deah {net} solved and certified <= {limit}", 30.0, "s", "dense-8x128"),
     Target("complete-repairs", "deah-complete: {limit} repairs{which}", 0, "number"),
     Target("general-time", "skeleton basis of {net} (channel level, biases) built and certified <= {limit}", 60.0, "s", "resnet18"),
@@ -301,6 +303,22 @@ def judge_complete_vs_skeleton(v: Verdicts, nets: list[str] | None = None) -> No
               f"deah-complete's largest stage: {top}")
 
 
+def judge_complete_memory_vs_skeleton(v: Verdicts, nets: list[str]) -> None:
+    """Issue 28: deah-complete's peak RSS against the skeleton's, where both finished."""
+    t = T["complete-vs-skeleton-memory"]
+    for net in nets:
+        c, k = v.by.get(f"deah-complete/{net}"), v.by.get(f"skeleton/{net}")
+        if c is None or k is None:
+            continue
+        target = t.label(on=net)
+        if c["status"] != "ok" or k["status"] != "ok":
+            v.add(target, "-", "NOT MEASURED", f"deah-complete: {c['status']}, skeleton: {k['status']}")
+            continue
+        ratio = c["peak_rss_mb"] / k["peak_rss_mb"]
+        v.add(target, f"{ratio:.2f}x ({fmb(c['peak_rss_mb'])} vs {fmb(k['peak_rss_mb'])})",
+              "PASS" if ratio <= t.limit else f"MISS: {ratio:.2f}x > {t.limit_text}")
+
+
 def judge_neo4j_vs_embedded(v: Verdicts, net: str) -> None:
     """Neo4j over Bolt against the embedded store: the same deah-complete run's persist time
     (issue 30: the alternative to the rate, and the only measure of a run stored described)."""
@@ -509,6 +527,7 @@ def _networks_judged(v: Verdicts) -> None:
         v.add(target, f"{per * 1e6:.3g} µs per weight ({fs(r['total_s'])}, " + ("certified)" if r["certified"] else "NOT certified)"),
               verdict, f"allowed {fs(sk.limit * m)} for m = {fn(m)}")
     judge_complete_vs_skeleton(v, [n for n in SPEC_NETS if f"deah-complete/{n}" in v.by])
+    judge_complete_memory_vs_skeleton(v, [n for n in SPEC_NETS if f"deah-complete/{n}" in v.by])
     d = T["net-depth-memory"]
     a, b = v.by.get(f"skeleton/{d.net}"), v.by.get(f"skeleton/{DEEP}")
     if a is not None or b is not None:

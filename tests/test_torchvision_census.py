@@ -190,3 +190,20 @@ def test_every_model_read_is_certified():
         if net is not None:
             result = solve(net, engine="skeleton")
             assert result.certified and result.basis_size == net.m - net.H, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_deah_complete_certifies_every_model_read_with_no_repair(name):
+    """deah-complete certifies every model the skeleton reads, raw, with no repair (issue 28): a
+    layered core (ResNet, VGG, Wide ResNet) by the paper's Steps 1-3 on it, any other (DenseNet,
+    Inception, GoogLeNet, SqueezeNet, RegNet, ResNeXt, MNASNet, ShuffleNet) as a layer DAG."""
+    net, _ = _read(name)
+    if net is None:
+        pytest.skip("not read (refused as not positively homogeneous)")
+    result = solve(net, engine="deah-complete")
+    assert result.certified and result.basis_size == net.m - net.H
+    if result.dag is None:
+        assert result.core.raw_verdict.certified and result.core.repairs == []
+    else:  # every kept path is an ear's or p_0's row, or on an extra connection or the identity forest
+        assert result.parts["kept"] + result.parts["extra_and_identity"] == net.m - net.H
+        assert result.parts["selected"] == result.parts["core_connections"] - result.parts["core_layers"] + 2

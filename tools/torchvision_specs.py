@@ -9,6 +9,11 @@ Each spec is what ``basispath spec from-torch tools/torchvision_specs.py:NAME --
 file is byte for byte the command's output). Every factory below builds the torchvision model
 with ``weights=None`` in eval mode (BatchNorm folds into the conv before it).
 
+WRN-16-4 is not in torchvision: ``wrn16_4`` builds it as Zagoruyko & Komodakis write it for
+CIFAR (pre-activation blocks BN-ReLU-conv twice, widths 64/128/256, a 1x1 conv of the activated
+input where the shape changes), read on a 1x3x32x32 input. GoogLeNet is built with
+``aux_logits=False, init_weights=False``, as Inception-v3.
+
 Inception-v3 needs its own factory: ``torchvision.models.inception_v3(weights=None)`` is refused
 by the importer ("unsupported operation torchvision.models.inception.InceptionOutputs": its
 auxiliary classifier makes forward() return a named tuple), so it is built with
@@ -41,6 +46,10 @@ NETWORKS = {
     "inception_v3": (1, 3, 299, 299),
     "vgg16": None,
     "vgg19": None,
+    # issue 28: layer DAG cores (parallel branches, concatenations, BatchNorm before a conv)
+    "googlenet": None,
+    "squeezenet1_1": None,
+    "wrn16_4": (1, 3, 32, 32),
 }
 
 
@@ -48,11 +57,52 @@ def build(name: str):
     """The torchvision model NAME, weights=None, in eval mode."""
     import torchvision
 
-    if name == "inception_v3":
-        model = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False)
+    if name in ("inception_v3", "googlenet"):
+        model = getattr(torchvision.models, name)(weights=None, aux_logits=False, init_weights=False)
+    elif name == "wrn16_4":
+        model = _wide_resnet(16, 4)
     else:
         model = getattr(torchvision.models, name)(weights=None)
     return model.eval()
+
+
+def _wide_resnet(depth: int, k: int, classes: int = 10):
+    """WRN-depth-k for CIFAR in the pre-activation layout (Zagoruyko & Komodakis 2016)."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    class Block(nn.Module):
+        def __init__(self, c_in: int, c_out: int, stride: int):
+            super().__init__()
+            self.bn1, self.conv1 = nn.BatchNorm2d(c_in), nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+            self.bn2, self.conv2 = nn.BatchNorm2d(c_out), nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+            self.equal = c_in == c_out and stride == 1
+            self.shortcut = None if self.equal else nn.Conv2d(c_in, c_out, 1, stride, bias=False)
+
+        def forward(self, x):
+            o = F.relu(self.bn1(x))
+            y = self.conv2(F.relu(self.bn2(self.conv1(o))))
+            return y + (x if self.equal else self.shortcut(o))
+
+    class WideResNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            n, c = (depth - 4) // 6, 16
+            self.conv1 = nn.Conv2d(3, c, 3, 1, 1, bias=False)
+            blocks = []
+            for stage, width in enumerate((16 * k, 32 * k, 64 * k)):
+                for i in range(n):
+                    blocks.append(Block(c, width, 2 if stage > 0 and i == 0 else 1))
+                    c = width
+            self.blocks = nn.Sequential(*blocks)
+            self.bn, self.fc = nn.BatchNorm2d(c), nn.Linear(c, classes)
+
+        def forward(self, x):
+            x = F.relu(self.bn(self.blocks(self.conv1(x))))
+            return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+    return WideResNet()
 
 
 # One factory per network, for ``spec from-torch tools/torchvision_specs.py:NAME``.
@@ -66,6 +116,9 @@ def densenet121(): return build("densenet121")  # noqa: E704
 def inception_v3(): return build("inception_v3")  # noqa: E704
 def vgg16(): return build("vgg16")  # noqa: E704
 def vgg19(): return build("vgg19")  # noqa: E704
+def googlenet(): return build("googlenet")  # noqa: E704
+def squeezenet1_1(): return build("squeezenet1_1")  # noqa: E704
+def wrn16_4(): return build("wrn16_4")  # noqa: E704
 
 
 def command(name: str, output: Path | None = None) -> list[str]:
