@@ -7,13 +7,15 @@ certificate re-added weight by weight."""
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
+
+import numpy as np
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from basispath_graph import solve_general
-from basispath_graph.general.dag_deah import certificate, ear_discards, solve_dag_deah
+from basispath_graph.general.dag_deah import solve_dag_deah
+from basispath_graph.general.dag_discards import EarDiscards, RouteRow, certificate
 from basispath_graph.general.paper_setting import in_paper_setting
 from basispath_graph.general.blocks import block_general_paths
 from basispath_graph.general.model import parse_general
@@ -121,13 +123,27 @@ def test_layer_dag_runs_against_brute_force(spec):
                     and all(t is not None for t in p[1])]
         kept = [p for p in on_route if any((a, b) in segment_hops for (a, _), (b, _) in zip(p[0], p[0][1:]))]
         assert len(kept) == ear.kept
-        discards = [] if n == 0 else [(reason, _named(net, p)) for reason, block in ear_discards(run, n)
-                                      for p in block_general_paths(net, block)]
+        index = EarDiscards(run, n) if n else None
+        blocks = index.blocks() if n else []
+        discards = [(reason, _named(net, p)) for reason, block in blocks for p in block_general_paths(net, block)]
+        # numbered without being made: each discard found by its offset, and located by its path
+        for offset, (reason, block) in enumerate((r, b.take([i])) for r, b in blocks for i in range(len(b))):
+            assert index.at(offset)[0] == reason and np.array_equal(index.at(offset)[1].nodes, block.nodes)
+            assert index.locate(block.nodes[0], block.taps[0]) == RouteRow("discarded", reason, offset)
         assert Counter(r for r, _ in discards) == Counter({"prefix": ear.prefix, "suffix": ear.suffix}) - Counter()
         paths = [p for _, p in discards]
         assert all(p in all_paths and p not in in_basis for p in paths) and len(set(paths)) == len(paths)
         # B_r = kept rows + discards: a basis of the route's chain (m_r - H_r paths, independent)
         assert exact_rank([oracle_vector(p) for p in kept + paths]) == len(kept) + len(paths) == ear.rows
+        if n:  # every path along the route is located as kept, discarded (at its offset) or in no B_r
+            names = tuple(net.layers[l].name for l in ear.layers)
+            offset_of = {p: k for k, p in enumerate(paths)}
+            for p in all_paths:
+                if tuple(x for x, _ in p[0]) != names or None in p[1]:
+                    continue
+                where = index.locate([i for _, i in p[0]], p[1])
+                expected = ("kept", None) if p in kept else ("discarded", offset_of[p]) if p in offset_of else ("not a row", None)
+                assert (where.status, where.offset) == expected
         for _, p in discards:  # the certificate re-adds to the discarded path, over kept paths only
             layers = tuple(next(k for k, l in enumerate(net.layers) if l.name == x) for x, _ in p[0])
             hops = tuple(net.hop[(a, b, True)] for a, b in zip(layers, layers[1:]))

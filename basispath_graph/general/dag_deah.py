@@ -21,12 +21,12 @@ docs/deah-complete.md ("Layer DAGs") has the argument; in short:
    On S's weights the kept rows of r are Subroutine's basis of the chain a .. b (m_S - H_S
    paths) and no path kept before uses them, so they are independent of everything before;
    (m_0 - H_0) + sum (m_S - H_S) = m - H_N, plus the identity forest's H_N - H: no repair.
-4. **Certificates**: a discarded path q is sum over its weights e of S(e) minus sum over its
+4. **Certificates** (``dag_discards``): a discarded path q is sum over its weights e of S(e) minus sum over its
    hidden neurons z of T(z), S(e) = in(u) + e + out(v) and T(z) = in(z) + out(z) kept paths (the
    walks telescope); made when asked for (``certificate``), never listed.
 
 The kept basis is held described and certified exactly (``certify_described``); the discards
-are counted per ear in O(route length) and made on demand (``ear_discards``).
+are counted per ear in O(route length) and made on demand (``dag_discards``).
 """
 
 from __future__ import annotations
@@ -38,21 +38,17 @@ from functools import cached_property
 import numpy as np
 
 from ..result import Result
-from .blocks import GeneralBlock, connection_weights
 from .described import DescribedBasis, certify_described
 from .identity_forest import forest_blocks
 from .layer_dag import DagCore, EarDecomposition, dag_core, ear_decomposition
 from .model import GeneralNetwork
 from .skeleton import Walks, designated_neighbour, skeleton_of, walks_from
 
-__all__ = ["DagRun", "EarSummary", "solve_dag_deah", "ear_discards", "certificate", "DAG_RULES"]
+__all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "solve_dag_deah", "DAG_RULES"]
 
 #: Discard reasons of deah-complete on a layer DAG (a row of B_r that differs from the kept path
 #: through the same part of the ear before its segment, or after it).
 DAG_RULES = ("prefix", "suffix")
-
-GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
-
 
 @dataclass(frozen=True)
 class HopCounts:
@@ -167,20 +163,27 @@ def _summaries(run: DagRun) -> list[EarSummary]:
     return out
 
 
-def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
-    """deah-complete on ``net`` read as a layer DAG core (``layer_dag.dag_core``; UnsupportedFeature
-    otherwise): the kept basis, described and certified exactly, with the run's artifacts as
-    ``result.dag``."""
-    t0 = time.perf_counter()
+def plan_dag_run(net: GeneralNetwork) -> DagRun:
+    """Steps 1-2 on ``net``'s layer DAG core: the decomposition, the designated walks and every
+    B_r's counts (what a stored run is rebuilt from: it is a function of the network)."""
     core = dag_core(net, "deah-complete")
     d = ear_decomposition(core)
     pred, succ = _designations(core, d)
     sizes = {layer: np.arange(net.layers[layer].size, dtype=np.int64) for layer in range(len(net.layers))}
     pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, None) for layer, k in pred.items()}
     succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, None) for layer, k in succ.items()}
-    walks = walks_from(net, pred, pred_from, succ, succ_to)
-    run = DagRun(d, walks)
+    run = DagRun(d, walks_from(net, pred, pred_from, succ, succ_to))
     run.ears = _summaries(run)
+    return run
+
+
+def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
+    """deah-complete on ``net`` read as a layer DAG core (``layer_dag.dag_core``; UnsupportedFeature
+    otherwise): the kept basis, described and certified exactly, with the run's artifacts as
+    ``result.dag``."""
+    t0 = time.perf_counter()
+    run = plan_dag_run(net)
+    walks = run.walks
     t1 = time.perf_counter()
     shortcuts = forest_blocks(
         net,
@@ -195,100 +198,3 @@ def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
                                {"step 1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}, run.parts())
     result.dag = run
     return result
-
-
-# -- discards and certificates, made when asked for -------------------------------------------------
-
-
-def _route_walk(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], at: int, idx: np.ndarray,
-                forward: bool) -> np.ndarray:
-    """(len(idx), ...) neurons of the walks along a route from position ``at``: back to its first
-    layer by predecessor edges (``forward`` False) or on to its last by direct edges."""
-    cols = [idx]
-    if forward:
-        for k in hops[at:]:
-            cols.append(designated_neighbour(net, k, cols[-1], False, None))
-        return np.stack(cols, axis=1)
-    for k in reversed(hops[:at]):
-        cols.append(designated_neighbour(net, k, cols[-1], True, None))
-    return np.stack(cols[::-1], axis=1)
-
-
-def _rows_of(net, layers, hops, h: int, i: np.ndarray, j: np.ndarray, t: np.ndarray) -> GeneralBlock:
-    """R_r(e) = in_r(u) + e + out_r(v) for weights (i, j, t) of the route's hop h."""
-    nodes = np.concatenate([_route_walk(net, layers, hops, h, i, False), _route_walk(net, layers, hops, h + 1, j, True)], axis=1)
-    taps = np.zeros((len(i), len(hops)), dtype=np.int64)
-    taps[:, h] = t
-    return GeneralBlock(layers, hops, nodes, taps)
-
-
-def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:
-    """The discarded rows of selected substructure ``n`` (1.. : the ears; p_0 discards none), as
-    (reason, block): per hop of the route in then out, the weights r's walks do not use; then
-    per side the T_r rows of the chains that do not reach the segment (each at its first neuron)."""
-    net, ear = run.network, run.decomposition.ears[n - 1]
-    summary = run.ears[n]
-    layers, hops = summary.layers, ear.route
-    a, b = summary.segment
-    out = []
-    for reason, positions in (("prefix", range(0, a)), ("suffix", range(b, len(hops)))):
-        for h in positions:
-            k = hops[h]
-            c = net.connections[k]
-            i, j, t = connection_weights(net, k)
-            used = (t == 0) & ((designated_neighbour(net, k, i, False, None) == j) | (designated_neighbour(net, k, j, True, None) == i))
-            if (~used).any():
-                out.append((reason, _rows_of(net, layers, hops, h, i[~used], j[~used], t[~used])))
-        # T_r chains of this side: start at a neuron whose predecessor edge is not also a direct edge
-        side_layers = range(0, a) if reason == "prefix" else range(b + 1, len(layers))
-        for p in side_layers:
-            z = np.arange(net.layers[layers[p]].size, dtype=np.int64)
-            if p > 0:
-                k = hops[p - 1]
-                back = designated_neighbour(net, k, z, True, None)
-                z = z[designated_neighbour(net, k, back, False, None) != z]  # chain goes on from the layer before
-            if len(z) == 0:
-                continue
-            path = np.concatenate([_route_walk(net, layers, hops, p, z, False), _route_walk(net, layers, hops, p, z, True)[:, 1:]], axis=1)
-            if reason == "prefix":  # chains that reach a are T_r rows of a: kept
-                fwd = _route_walk(net, layers, hops, p, z, True)
-                reach = np.ones(len(z), dtype=bool)
-                for q in range(p, a):
-                    k = hops[q]
-                    back = designated_neighbour(net, k, fwd[:, q - p + 1], True, None)
-                    reach &= back == fwd[:, q - p]
-                path = path[~reach]
-            if len(path):
-                out.append((reason, GeneralBlock(layers, hops, path, np.zeros((len(path), len(hops)), dtype=np.int64))))
-    return out
-
-
-def kept_path(run: DagRun, layer_u: int, u: int, k: int, v: int, tap: int) -> GeneralPath:
-    """S(e) = in(u) + e + out(v) for weight e = (u, v, tap) of connection k (designated walks)."""
-    w, target = run.walks, run.network.connections[k].target
-    layers = w.in_layers[layer_u] + w.out_layers[target]
-    nodes = list(w.in_nodes[layer_u][u]) + list(w.out_nodes[target][v])
-    taps = (0,) * len(w.in_hops[layer_u]) + (int(tap),) + (0,) * len(w.out_hops[target])
-    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), taps
-
-
-def through_path(run: DagRun, layer: int, z: int) -> GeneralPath:
-    """T(z) = in(z) + out(z) (designated walks)."""
-    w = run.walks
-    layers = w.in_layers[layer] + w.out_layers[layer][1:]
-    nodes = list(w.in_nodes[layer][z]) + list(w.out_nodes[layer][z][1:])
-    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), (0,) * (len(layers) - 1)
-
-
-def certificate(run: DagRun, layers: tuple[int, ...], hops: tuple[int, ...], nodes, taps) -> list[tuple[int, GeneralPath]]:
-    """A path of the network (no identity hop) over the kept paths: sum of S(e) over its weights
-    minus T(z) over its hidden neurons, equal paths merged, zero terms dropped (a vector identity:
-    the walks telescope)."""
-    terms: dict[GeneralPath, int] = {}
-    for h, k in enumerate(hops):
-        p = kept_path(run, layers[h], int(nodes[h]), k, int(nodes[h + 1]), int(taps[h]))
-        terms[p] = terms.get(p, 0) + 1
-    for h in range(1, len(layers) - 1):
-        p = through_path(run, layers[h], int(nodes[h]))
-        terms[p] = terms.get(p, 0) - 1
-    return [(c, p) for p, c in terms.items() if c]

@@ -1,0 +1,219 @@
+"""The discards of deah-complete on a layer DAG core (``dag_deah``), made when asked for, and their
+certificates.
+
+Ear r's discarded rows of B_r come in *parts*, in this order (their ids follow it): per side
+(prefix: the route in, then suffix: the route out), per hop of that side the weights r's walks do
+not use (one row R_r(e) = in_r(u) + e + out_r(v) each, by local weight id), then per layer of
+that side the T_r chains that start there and do not reach the segment (one row
+in_r(z) + out_r(z) each, at the chain's first neuron z). ``EarDiscards`` numbers them without
+making them: a part's size is known (``dag_deah.hop_counts``, or the chains of one layer), so a
+discard is found by its offset (``at``) or a path by its rows (``locate``) touching one hop or
+layer only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .blocks import GeneralBlock, connection_weights
+from .dag_deah import DagRun
+from .model import GeneralNetwork
+from .skeleton import designated_neighbour
+
+__all__ = ["DiscardPart", "EarDiscards", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
+
+GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
+
+
+def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.ndarray, forward: bool) -> np.ndarray:
+    """(len(idx), ...) neurons of the walks along a route from position ``at``: back to its first
+    layer by predecessor edges (``forward`` False) or on to its last by direct edges."""
+    cols = [idx]
+    if forward:
+        for k in hops[at:]:
+            cols.append(designated_neighbour(net, k, cols[-1], False, None))
+        return np.stack(cols, axis=1)
+    for k in reversed(hops[:at]):
+        cols.append(designated_neighbour(net, k, cols[-1], True, None))
+    return np.stack(cols[::-1], axis=1)
+
+
+def _unused_weights(net: GeneralNetwork, k: int) -> np.ndarray:
+    """Local ids of connection k's weights that are neither a direct edge nor a predecessor edge."""
+    i, j, t = connection_weights(net, k)
+    used = (t == 0) & ((designated_neighbour(net, k, i, False, None) == j) | (designated_neighbour(net, k, j, True, None) == i))
+    return np.flatnonzero(~used)
+
+
+@dataclass(frozen=True)
+class DiscardPart:
+    reason: str  # "prefix" or "suffix"
+    kind: str  # "weight": rows R_r(e) of hop ``at``; "chain": T_r rows of chains starting at layer position ``at``
+    at: int
+    size: int
+    first: int  # offset of its first row among the ear's discards
+
+
+@dataclass(frozen=True)
+class RouteRow:
+    """Where a path of a selected substructure stands in its B_r: ``status`` "kept", "discarded"
+    or "not a row" (a path along the route that Subroutine does not make); a discard's reason
+    and offset among the ear's discards."""
+
+    status: str
+    reason: str | None = None
+    offset: int | None = None
+
+
+class EarDiscards:
+    """The discards of selected substructure ``n`` (an ear: n >= 1), numbered by part."""
+
+    def __init__(self, run: DagRun, n: int):
+        if n < 1:
+            raise ValueError("p_0 discards nothing")
+        self.run, self.n = run, n
+        self.net = run.network
+        self.summary = run.ears[n]
+        self.hops = run.routes[n]
+        self.layers = self.summary.layers
+        self.a, self.b = self.summary.segment
+
+    @cached_property
+    def parts(self) -> list[DiscardPart]:
+        out, first = [], 0
+        hop_counts = self.run._hops
+        for reason, positions, chain_positions in (("prefix", range(0, self.a), range(0, self.a)),
+                                                   ("suffix", range(self.b, len(self.hops)), range(self.b + 1, len(self.layers)))):
+            for h in positions:
+                size = hop_counts[self.hops[h]].undesignated
+                if size:
+                    out.append(DiscardPart(reason, "weight", h, size, first))
+                    first += size
+            for p in chain_positions:
+                size = len(self._chain_starts(p))
+                if size:
+                    out.append(DiscardPart(reason, "chain", p, size, first))
+                    first += size
+        return out
+
+    @property
+    def size(self) -> int:
+        return sum(p.size for p in self.parts)
+
+    def _chain_starts(self, p: int) -> np.ndarray:
+        """Neurons at route position p whose T_r chain starts there and is discarded (on the
+        prefix side: does not reach a)."""
+        net, hops = self.net, self.hops
+        z = np.arange(net.layers[self.layers[p]].size, dtype=np.int64)
+        if p > 0:  # the chain goes on from the layer before when z's predecessor edge is also a direct edge
+            k = hops[p - 1]
+            z = z[designated_neighbour(net, k, designated_neighbour(net, k, z, True, None), False, None) != z]
+        if p < self.a and len(z):
+            fwd = _route_walk(net, hops, p, z, True)
+            reach = np.ones(len(z), dtype=bool)
+            for q in range(p, self.a):
+                reach &= designated_neighbour(net, hops[q], fwd[:, q - p + 1], True, None) == fwd[:, q - p]
+            z = z[~reach]
+        return z
+
+    def _rows(self, part: DiscardPart, rows: np.ndarray) -> GeneralBlock:
+        net, hops = self.net, self.hops
+        taps = np.zeros((len(rows), len(hops)), dtype=np.int64)
+        if part.kind == "weight":
+            k = hops[part.at]
+            local = _unused_weights(net, k)[rows]
+            i, j, t = net.weight_ends(net.connections[k], local)
+            nodes = np.concatenate([_route_walk(net, hops, part.at, i, False), _route_walk(net, hops, part.at + 1, j, True)], axis=1)
+            taps[:, part.at] = t
+        else:
+            z = self._chain_starts(part.at)[rows]
+            nodes = np.concatenate([_route_walk(net, hops, part.at, z, False), _route_walk(net, hops, part.at, z, True)[:, 1:]], axis=1)
+        return GeneralBlock(self.layers, hops, nodes, taps)
+
+    def blocks(self) -> list[tuple[str, GeneralBlock]]:
+        """Every discard, part by part, as (reason, block)."""
+        return [(p.reason, self._rows(p, np.arange(p.size))) for p in self.parts]
+
+    def at(self, offset: int) -> tuple[str, GeneralBlock]:
+        """The discard at ``offset`` (0 .. size - 1) as (reason, a block of one path)."""
+        for p in self.parts:
+            if p.first <= offset < p.first + p.size:
+                return p.reason, self._rows(p, np.array([offset - p.first]))
+        raise IndexError(f"ear {self.n} has {self.size} discards; no offset {offset}")
+
+    def locate(self, nodes, taps) -> RouteRow:
+        """Where a path along this substructure's route (``nodes`` per layer, ``taps`` per hop)
+        stands in its B_r (see ``RouteRow``)."""
+        net, hops = self.net, self.hops
+        nodes = np.asarray(nodes, dtype=np.int64)
+        taps = np.asarray(taps, dtype=np.int64)
+        pred = np.array([taps[h] == 0 and designated_neighbour(net, k, nodes[h + 1:h + 2], True, None)[0] == nodes[h]
+                         for h, k in enumerate(hops)], dtype=bool)
+        direct = np.array([taps[h] == 0 and designated_neighbour(net, k, nodes[h:h + 1], False, None)[0] == nodes[h + 1]
+                           for h, k in enumerate(hops)], dtype=bool)
+        unused = np.flatnonzero(~pred & ~direct)
+        before = np.concatenate([[True], np.cumprod(pred)]).astype(bool)  # every hop before position q a predecessor edge
+        after = np.concatenate([np.cumprod(direct[::-1])[::-1], [True]]).astype(bool)  # every hop from q on a direct edge
+        if len(unused) == 1:
+            h = int(unused[0])
+            if not (before[h] and after[h + 1]):
+                return RouteRow("not a row")
+            if self.a <= h < self.b:
+                return RouteRow("kept")
+            reason = "prefix" if h < self.a else "suffix"
+            k = hops[h]
+            local = net.local_weight(net.connections[k], nodes[h], nodes[h + 1], taps[h])
+            rank = int(np.searchsorted(_unused_weights(net, k), local))
+            part = next(p for p in self.parts if p.kind == "weight" and p.at == h)
+            return RouteRow("discarded", reason, part.first + rank)
+        if len(unused) > 1:
+            return RouteRow("not a row")
+        chain = np.flatnonzero(before & after)  # T_r(z) for z at these positions: one chain
+        if not len(chain):
+            return RouteRow("not a row")
+        q0, q1 = int(chain[0]), int(chain[-1])
+        if q1 >= self.a and q0 <= self.b:
+            return RouteRow("kept")
+        reason = "prefix" if q1 < self.a else "suffix"
+        part = next(p for p in self.parts if p.kind == "chain" and p.at == q0)
+        rank = int(np.searchsorted(self._chain_starts(q0), nodes[q0]))
+        return RouteRow("discarded", reason, part.first + rank)
+
+
+def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:
+    """Every discarded row of selected substructure ``n`` (an ear), as (reason, block)."""
+    return EarDiscards(run, n).blocks()
+
+
+def kept_path(run: DagRun, layer_u: int, u: int, k: int, v: int, tap: int) -> GeneralPath:
+    """S(e) = in(u) + e + out(v) for weight e = (u, v, tap) of connection k (designated walks)."""
+    w, target = run.walks, run.network.connections[k].target
+    layers = w.in_layers[layer_u] + w.out_layers[target]
+    nodes = list(w.in_nodes[layer_u][u]) + list(w.out_nodes[target][v])
+    taps = (0,) * len(w.in_hops[layer_u]) + (int(tap),) + (0,) * len(w.out_hops[target])
+    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), taps
+
+
+def through_path(run: DagRun, layer: int, z: int) -> GeneralPath:
+    """T(z) = in(z) + out(z) (designated walks)."""
+    w = run.walks
+    layers = w.in_layers[layer] + w.out_layers[layer][1:]
+    nodes = list(w.in_nodes[layer][z]) + list(w.out_nodes[layer][z][1:])
+    return tuple((int(l), int(i)) for l, i in zip(layers, nodes)), (0,) * (len(layers) - 1)
+
+
+def certificate(run: DagRun, layers: tuple[int, ...], hops: tuple[int, ...], nodes, taps) -> list[tuple[int, GeneralPath]]:
+    """A path of the network (no identity hop) over the kept paths: sum of S(e) over its weights
+    minus T(z) over its hidden neurons, equal paths merged, zero terms dropped (a vector identity:
+    the walks telescope)."""
+    terms: dict[GeneralPath, int] = {}
+    for h, k in enumerate(hops):
+        p = kept_path(run, layers[h], int(nodes[h]), k, int(nodes[h + 1]), int(taps[h]))
+        terms[p] = terms.get(p, 0) + 1
+    for h in range(1, len(layers) - 1):
+        p = through_path(run, layers[h], int(nodes[h]))
+        terms[p] = terms.get(p, 0) - 1
+    return [(c, p) for p, c in terms.items() if c]
