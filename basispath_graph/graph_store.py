@@ -16,6 +16,9 @@ from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .general.described import DescribedBasis, DescribedPaths
 from .store import described_rows
+from .general.dag_discards import DagDiscardPaths
+from .general.paper_setting import in_paper_setting
+from .store.dag_runs import load_dag_run
 from .store.described_deah import is_described_run, load_described_deah
 from .store.described_rows import load_described
 from .general.documents import general_core_path
@@ -181,6 +184,8 @@ class GraphStore:
         if general:
             unlisted = described is not None and len(kept) < described.path_count  # a big skeleton run's: made when read
             basis = DescribedPaths(described) if unlisted else kept
+            if run["engine"] == "deah-complete" and not in_paper_setting(net) and row["status"] == "complete":
+                discarded = DagDiscardPaths(load_dag_run(self._store, run_id, net, run))  # a layer DAG core: made when read
             return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], basis, discarded)
         return StoredRun(
             run_id, network_from_row(run), run["engine"], int(run["seed"]), row["status"], row["certified"], kept, discarded,

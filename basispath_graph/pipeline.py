@@ -28,6 +28,7 @@ from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store, StoreError
+from .store.dag_runs import write_dag_run
 from .store.described_deah import is_described_run, write_described_deah
 from .store.described_rows import write_described
 from .store.general_networks import ingest_general_network
@@ -279,6 +280,8 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         persist_substructures(store, run_id, core.deah.step1, committed, form, on_batch)
     if isinstance(result.basis, DescribedBasis):  # the skeleton: walks and families, not a node per path
         write_described(store, run_id, form, result.basis, committed, on_write_stage, on_batch)
+        if result.dag is not None:  # deah-complete on a layer DAG core: its substructures and blocks
+            write_dag_run(store, run_id, result.dag, result.basis_size, committed, on_write_stage, on_batch)
     elif is_described_run(result):  # a DEAH run held described: its rule and plan, the explicit paths
         write_described_deah(store, run_id, result, form, committed, on_write_stage, on_batch)
     else:
@@ -295,7 +298,8 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         raw_certified=raw.certified if raw is not None else result.certified,
         raw_size=raw.size + result.basis_size - core.basis_size if raw is not None else result.basis_size,
         repairs=len(core.repairs) if core is not None else 0,
-        repairs_needed=core.repairs_needed if core is not None else 0, discarded=len(core.discarded) if core is not None else 0,
+        repairs_needed=core.repairs_needed if core is not None else 0,
+        discarded=len(core.discarded) if core is not None else result.dag.discard_count if result.dag is not None else 0,
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

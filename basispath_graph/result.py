@@ -340,7 +340,8 @@ class Result:
     def __repr__(self) -> str:
         return (
             f"Result(network={self.network.name!r}, engine={self.engine!r}, m={self.m}, H={self.H}, "
-            f"basis={self.basis_size} paths, certified={self.certified}, discarded={len(self.discarded)}, "
+            f"basis={self.basis_size} paths, certified={self.certified}, "
+            f"discarded={self.dag.discard_count if self.dag is not None else len(self.discarded)}, "
             f"repairs={len(self.repairs)})"
         )
 

@@ -16,7 +16,7 @@ from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..errors import BadInput
 from ..export import discards_by_step
-from ..general.paper_setting import UnsupportedFeature
+from ..general.paper_setting import UnsupportedFeature, in_paper_setting
 from ..general.skeleton import UnsupportedIdentity
 from ..general.solve import solve_general
 from ..network import Network
@@ -24,6 +24,7 @@ from ..discarded import certificate_lengths
 from ..solver import solve
 from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
+from ..store.dag_runs import load_dag_run
 from ..store.path_forms import stored_form
 from ..store.runs import network_key, stored_plan
 from ..timing import STEP_ORDER
@@ -166,6 +167,15 @@ def _deah_values(store: Store, r: dict, form=None) -> dict:
     return values
 
 
+def _dag_values(run) -> dict:
+    """The DEAH rows of deah-complete on a layer DAG core (``general/dag_deah.py``): P^S counted,
+    p_0 and the ears, discards by rule; certificates are made on demand (no largest one)."""
+    counts = run.rule_counts()
+    return {"substructure_paths": run.decomposition.substructure_count, "R": len(run.ears), "ear_blocks": len(run.ears) - 1,
+            "local_blocks": 0, "prefix_discards": counts["prefix"], "suffix_discards": counts["suffix"], "local_discards": 0,
+            "certificate_max": None, "repairs": 0}
+
+
 def _sizes(net) -> dict:
     """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
     values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
@@ -188,6 +198,8 @@ def column_from_general(label: str, result) -> Column:
     if result.core is not None:
         core_values = column_from_result(label, result.core).values
         values.update({k: v for k, v in core_values.items() if k not in values})
+    elif result.dag is not None:
+        values.update(_dag_values(result.dag), raw_certified=result.certified)
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in _step_timings(result.timings).items()})
 
 
@@ -212,6 +224,8 @@ def _general_column(store: Store, r: dict, label: str | None) -> Column:
     form = stored_form(store, r["id"], net) if r["engine"] != "skeleton" else None
     if form is not None:  # (a DEAH run stored before its core's artifacts were has none)
         values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r, form))
+    elif r["engine"] == "deah-complete" and r["status"] == "complete" and not in_paper_setting(net):  # a layer DAG core
+        values.update(_dag_values(load_dag_run(store, r["id"], net, r)), raw_certified=r["raw_certified"])
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
 

@@ -22,11 +22,14 @@ from ..deah.local_witness import explain_local
 from ..errors import BadInput
 from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
+from .why_dag import dag_answer
 from .why_described import described_answer
 from .why_general import GeneralSpelling
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
+from ..general.paper_setting import in_paper_setting
+from ..store.dag_runs import load_dag_run
 from ..store.described_deah import load_described_deah
 from ..store.general_networks import stored_network
 from ..store.path_forms import stored_form
@@ -227,7 +230,14 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
     spell = _spelling(store, ctx)
-    if ctx.row["engine"] == "deah-complete":  # stored described (store/described_deah.py): answered from the description
+    if ctx.row["engine"] == "deah-complete" and not ctx.network.is_layered and not in_paper_setting(ctx.network):
+        try:  # a layer DAG core (store/dag_runs.py): its discards are functions of the network
+            answer = dag_answer(spell, ctx, load_dag_run(store, run_id, ctx.network, ctx.row), path, WhyError)
+        except StoreError as exc:
+            raise WhyError(str(exc)) from None
+        if answer is not None:
+            return answer
+    elif ctx.row["engine"] == "deah-complete":  # stored described (store/described_deah.py): answered from the description
         try:
             described = load_described_deah(store, run_id, ctx.network, ctx.row)
         except StoreError as exc:

@@ -96,6 +96,10 @@ def _print(answer: dict) -> None:
         c.print(f"  UCP* (shared part kept):                {_edges(r['ucp_star'])}")
         c.print(f"  this path's shared part:                {_edges(r['shared'])}")
         c.print(f"  IEp (this path's unshared part, seen at least twice): {_edges(r['iep'])}")
+    elif r.get("step") in ("prefix", "suffix") and "ear" in r:  # deah-complete on a layer DAG (analysis/why_dag.py)
+        where = "before" if r["step"] == "prefix" else "after"
+        c.print(f"discarded by deah-complete's ear rule on a layer DAG, ear {r['ear']}: it owns the new connections "
+                f"{escape(' -> '.join(r['segment']))}, and this row of B_r differs from every kept row {where} them ({r['step']})")
     elif r.get("step") in ("prefix", "suffix"):
         where = "before" if r["step"] == "prefix" else "after"
         c.print(f"discarded by deah-complete's hop rule in substructure {_show(r['substructure'])}: it owns the new layer pair {_show(r.get('hop'))}")

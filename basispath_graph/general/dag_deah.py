@@ -195,6 +195,6 @@ def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
     verdict = certify_described(basis)
     t3 = time.perf_counter()
     result = Result.of_general(net, "deah-complete", seed, basis, verdict,
-                               {"step 1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}, run.parts())
+                               {"step1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}, run.parts())
     result.dag = run
     return result

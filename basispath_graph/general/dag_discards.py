@@ -23,7 +23,7 @@ from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .skeleton import designated_neighbour
 
-__all__ = ["DiscardPart", "EarDiscards", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
 
 GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
 
@@ -181,6 +181,33 @@ class EarDiscards:
         part = next(p for p in self.parts if p.kind == "chain" and p.at == q0)
         rank = int(np.searchsorted(self._chain_starts(q0), nodes[q0]))
         return RouteRow("discarded", reason, part.first + rank)
+
+
+class DagDiscardPaths:
+    """Every discard of a layer-DAG run in id order (ear by ear), as general paths
+    ``(((layer, index), ...), taps)``, each made when read: DenseNet-121 has 1.2 G of them."""
+
+    def __init__(self, run: DagRun):
+        self.run = run
+        self.firsts = np.cumsum([0] + [e.prefix + e.suffix for e in run.ears])
+
+    def __len__(self) -> int:
+        return int(self.firsts[-1])
+
+    def __getitem__(self, k: int):
+        if not -len(self) <= k < len(self):
+            raise IndexError(k)
+        k %= len(self)
+        n = int(np.searchsorted(self.firsts, k, side="right")) - 1
+        _, block = EarDiscards(self.run, n).at(k - int(self.firsts[n]))
+        nodes, taps = block.nodes[0], block.taps[0]
+        return tuple((int(l), int(i)) for l, i in zip(block.layers, nodes)), tuple(int(t) for t in taps)
+
+    def __iter__(self):
+        for n in range(1, len(self.run.ears)):
+            for _, block in EarDiscards(self.run, n).blocks():
+                for nodes, taps in zip(block.nodes.tolist(), block.taps.tolist()):
+                    yield tuple(zip(block.layers, nodes)), tuple(taps)
 
 
 def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:

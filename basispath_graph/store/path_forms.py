@@ -143,8 +143,13 @@ def core_network(network: GeneralNetwork, positions: Sequence[int]) -> Network:
 def stored_form(store: Store, run_id: str, network) -> LayeredForm | None:
     """The form a stored run was written in: ``LayeredForm`` for a layered network, a
     ``GeneralForm`` over the core its substructure paths run through for a general DEAH run,
-    None for a general run with no substructure paths (skeleton)."""
+    None for a general run with no substructure paths (skeleton) or whose substructures are
+    routes of a layer DAG (deah-complete, ``store/dag_runs.py``: its basis is a skeleton's)."""
     if network.is_layered:
         return LayeredForm(network)
+    from ..general.paper_setting import in_paper_setting
+
+    if not in_paper_setting(network):
+        return None
     positions = [int(r["layer"]) for r in store.run("core_layers", run=run_id)]
     return GeneralForm(network, positions) if positions else None
