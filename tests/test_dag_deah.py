@@ -6,6 +6,7 @@ certificate re-added weight by weight."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -14,12 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from basispath_graph import solve_general
-from basispath_graph.general.dag_deah import solve_dag_deah
+from basispath_graph.general.solve import solve_dag_deah
 from basispath_graph.general.dag_discards import EarDiscards, RouteRow, certificate
 from basispath_graph.general.paper_setting import in_paper_setting
 from basispath_graph.general.blocks import block_general_paths
 from basispath_graph.general.model import parse_general
 
+from .cli_runner import cli
+from .test_dag_deah_store import FIRE
 from .test_general_networks import exact_rank, oracle_H, oracle_m, oracle_paths, oracle_vector
 
 
@@ -178,3 +181,26 @@ def test_parallel_branches_and_a_concatenation_by_hand():
     # prefix discards: on x -> s one weight the walks miss (x1, s1) and one T_r chain short of s
     # (x1's direct walk), so 2; on x -> s -> e1 1 + 2 such weights and 2 chains short of e1: 5
     assert result.dag.rule_counts() == {"prefix": 2 + 5, "suffix": 0}
+
+
+def test_cli_export_lists_every_discard_with_a_certificate_that_adds_up(tmp_path):
+    """``solve --export`` of a layer-DAG run: the basis verifies, and every discard (rule, ear) has
+    a certificate over ``basis`` indices that re-adds to it weight by weight (the oracle's vectors)."""
+    spec = tmp_path / "fire.json"
+    spec.write_text(json.dumps(FIRE))
+    export = tmp_path / "basis.json"
+    s = json.loads(cli("solve", str(spec), "--engine", "deah-complete", "--export", str(export), "--json").stdout)
+    m, H = oracle_m(FIRE), oracle_H(FIRE)
+    assert (s["basis_size"], s["certified"], s["parts"]["core"]) == (m - H, True, "layer DAG")
+    assert cli("verify", str(spec), str(export)).stdout == f"certified: {m - H} independent paths = m - H = {m} - {H}\n"
+    doc = json.loads(export.read_text())
+    basis = [oracle_vector((tuple(map(tuple, p["nodes"])), tuple(p["taps"]))) for p in doc["basis"]]
+    assert len(doc["discarded"]) == sum(s["parts"]["discarded"].values()) > 0 and doc["repairs"] == 0
+    assert Counter(d["rule"] for d in doc["discarded"]) == Counter(s["parts"]["discarded"]) - Counter()
+    for d in doc["discarded"]:
+        total: Counter = Counter()
+        for term in d["certificate"]:
+            for w in basis[term["index"]]:
+                total[w] += term["coef"]
+        path = oracle_vector((tuple(map(tuple, d["path"]["nodes"])), tuple(d["path"]["taps"])))
+        assert {w: c for w, c in total.items() if c} == {w: 1 for w in path}

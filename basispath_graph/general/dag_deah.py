@@ -37,14 +37,14 @@ from functools import cached_property
 
 import numpy as np
 
-from ..result import Result
+from ..verify import Verdict
 from .described import DescribedBasis, certify_described
 from .identity_forest import forest_blocks
 from .layer_dag import DagCore, EarDecomposition, dag_core, ear_decomposition
 from .model import GeneralNetwork
 from .skeleton import Walks, designated_neighbour, skeleton_of, walks_from
 
-__all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "solve_dag_deah", "DAG_RULES"]
+__all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "run_dag_deah", "DAG_RULES"]
 
 #: Discard reasons of deah-complete on a layer DAG (a row of B_r that differs from the kept path
 #: through the same part of the ear before its segment, or after it).
@@ -177,10 +177,10 @@ def plan_dag_run(net: GeneralNetwork) -> DagRun:
     return run
 
 
-def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
+def run_dag_deah(net: GeneralNetwork) -> tuple[DagRun, DescribedBasis, Verdict, dict[str, float]]:
     """deah-complete on ``net`` read as a layer DAG core (``layer_dag.dag_core``; UnsupportedFeature
-    otherwise): the kept basis, described and certified exactly, with the run's artifacts as
-    ``result.dag``."""
+    otherwise): the run's artifacts, the kept basis (described) with its exact verdict, and the
+    times (``general.solve.solve_dag_deah`` makes the Result)."""
     t0 = time.perf_counter()
     run = plan_dag_run(net)
     walks = run.walks
@@ -190,11 +190,8 @@ def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
         lambda layer, rows: (walks.in_layers[layer], walks.in_hops[layer], walks.in_nodes[layer][rows]),
         lambda layer, rows: (walks.out_layers[layer], walks.out_hops[layer], walks.out_nodes[layer][rows]),
     )
-    basis: DescribedBasis = skeleton_of(net, walks, shortcuts)
+    basis = skeleton_of(net, walks, shortcuts)
     t2 = time.perf_counter()
     verdict = certify_described(basis)
     t3 = time.perf_counter()
-    result = Result.of_general(net, "deah-complete", seed, basis, verdict,
-                               {"step1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}, run.parts())
-    result.dag = run
-    return result
+    return run, basis, verdict, {"step1": t1 - t0, "materialise": t2 - t1, "certify": t3 - t2}

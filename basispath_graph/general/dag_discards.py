@@ -18,12 +18,12 @@ from functools import cached_property
 
 import numpy as np
 
-from .blocks import GeneralBlock, connection_weights
+from .blocks import GeneralBlock, connection_weights, general_path_json
 from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .skeleton import designated_neighbour
 
-__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
 
 GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
 
@@ -208,6 +208,19 @@ class DagDiscardPaths:
             for _, block in EarDiscards(self.run, n).blocks():
                 for nodes, taps in zip(block.nodes.tolist(), block.taps.tolist()):
                     yield tuple(zip(block.layers, nodes)), tuple(taps)
+
+
+def discard_documents(run: DagRun, basis) -> list[dict]:
+    """Every discard in id order as the export lists it: its path, rule, ear and certificate over
+    ``basis`` indices (``basis``: the run's described basis, ``index_of``)."""
+    net, out = run.network, []
+    for n in range(1, len(run.ears)):
+        for reason, block in EarDiscards(run, n).blocks():
+            for nodes, taps in zip(block.nodes.tolist(), block.taps.tolist()):
+                terms = certificate(run, block.layers, block.hops, nodes, taps)
+                out.append({"path": general_path_json(net, (tuple(zip(block.layers, nodes)), tuple(taps))), "rule": reason, "ear": n,
+                            "certificate": [{"coef": int(c), "index": int(basis.index_of(p))} for c, p in terms]})
+    return out
 
 
 def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import BadInput
 from ..export import summary
 from .blocks import block_paths
+from .dag_discards import discard_documents
 from .described import DescribedBasis, DescribedPaths
 from .lazy_blocks import LazyBlocks, path_count
 from ..deah.described_file import described_deah_document
@@ -101,6 +102,13 @@ def export_tail(result) -> dict:
         doc["parts"] = result.parts
         doc["repairs"] = len(core.repairs)
         doc["discarded_on_demand"] = len(core.discarded)
+    elif result.dag is not None:  # deah-complete on a layer DAG core: discards listed up to LISTED_DAG_DISCARDS
+        doc["parts"] = result.parts
+        doc["repairs"] = 0
+        if result.dag.discard_count > LISTED_DAG_DISCARDS:
+            doc["discarded_on_demand"] = result.dag.discard_count
+        else:
+            doc["discarded"] = discard_documents(result.dag, result.basis)
     elif core is not None:
         doc["parts"] = result.parts
         doc["repairs"] = len(core.repairs)
@@ -110,6 +118,11 @@ def export_tail(result) -> dict:
             for d in core.discarded
         ]
     return doc
+
+
+#: A layer-DAG run's export lists its discards with their certificates up to this many (each
+#: certificate's terms are looked up in the described basis); above, it gives their count.
+LISTED_DAG_DISCARDS = 100_000
 
 
 def _described_deah(result) -> bool:

@@ -9,18 +9,28 @@ from ..errors import BadInput
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_skeleton, check_time, features, model_engine
 from ..result import Result
 from ..solver import ENGINES
-from .dag_deah import solve_dag_deah
+from .dag_deah import run_dag_deah
 from .deah_solve import solve_general_deah
 from .model import GeneralNetwork
 from .paper_setting import in_paper_setting
 from .described import certify_described
 from .skeleton import skeleton_blocks
 
-__all__ = ["GeneralResult", "solve_general"]
+__all__ = ["GeneralResult", "solve_general", "solve_dag_deah"]
 
 
 #: The result type's older name for general networks: one ``Result`` for every network.
 GeneralResult = Result
+
+
+def solve_dag_deah(net: GeneralNetwork, seed: int = 0) -> Result:
+    """deah-complete on ``net`` read as a layer DAG core (``general/dag_deah.py``; a layered core
+    too): the kept basis, described and certified exactly, with the run's artifacts as
+    ``result.dag``. UnsupportedFeature for a core with a layer on no source-sink path."""
+    run, basis, verdict, timings = run_dag_deah(net)
+    result = Result.of_general(net, "deah-complete", seed, basis, verdict, timings, run.parts())
+    result.dag = run
+    return result
 
 
 def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, **options) -> Result:
