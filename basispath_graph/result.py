@@ -22,6 +22,7 @@ from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
 from .export import export_document, record_document, summary
 from .general.blocks import block_general_paths, general_path_json
+from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discard
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .deah.described_file import described_deah_document
@@ -160,6 +161,8 @@ class Result:
     @property
     def discarded_paths(self) -> list:
         """The discarded paths in the network's path form, in the order of ``discarded``."""
+        if self.dag is not None:  # a layer DAG core: made when read (DenseNet-121: 1.2 G of them)
+            return DagDiscardPaths(self.dag, lambda path: general_path_json(self.network, path))
         if not self.network.is_layered:
             return [general_core_path(self.parts, self.network, d.layers, d.indices) for d in self.discarded]
         if isinstance(self.discarded, DiscardedList):  # arrays: no record per path
@@ -291,6 +294,14 @@ class Result:
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
+        located = locate_discard(self.dag, target) if self.dag is not None else None
+        if located is not None and located[1].status == "discarded":  # a layer DAG core's discard: its ear and rule
+            coords = self._general_coordinates(target)
+            n, where = located
+            return {**answer, "status": "discarded", "substructure": [net.layers[l].name for l in self.dag.ears[n].layers],
+                    "reason": discard_reason(self.dag, n, where.reason),
+                    "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
+                    "verified": coords["verified"]}
         found = described_core_lookup(self, target)  # a described DEAH run: by index arithmetic
         if found is not None and found[0] == "discarded":
             record = self.discarded[found[1]]

@@ -204,3 +204,26 @@ def test_cli_export_lists_every_discard_with_a_certificate_that_adds_up(tmp_path
                 total[w] += term["coef"]
         path = oracle_vector((tuple(map(tuple, d["path"]["nodes"])), tuple(d["path"]["taps"])))
         assert {w: c for w, c in total.items() if c} == {w: 1 for w in path}
+
+
+def test_result_why_answers_each_discard_with_its_ear_rule_and_certificate():
+    """In a notebook, without a store: ``discarded_paths`` made when read, and ``why`` on each
+    gives its ear and rule (as the store's ``why``: test_dag_deah_store.py) and a certificate that
+    re-adds to it; a kept path is kept."""
+    net = parse_general(FIRE, "<spec>", 10**6)
+    result = solve_general(net, "deah-complete")
+    discarded = result.discarded_paths
+    assert len(discarded) == result.dag.discard_count == sum(result.parts["discarded"].values())
+    seen = Counter()
+    for path in discarded:
+        answer = result.why(path)
+        assert answer["status"] == "discarded" and answer["verified"] and answer["path"] == path
+        seen[answer["reason"]["step"]] += 1
+        total: Counter = Counter()
+        for term in answer["certificate"]:
+            assert result.basis_paths[term["index"]] == term["path"]
+            for w in oracle_vector((tuple(map(tuple, term["path"]["nodes"])), tuple(term["path"]["taps"]))):
+                total[w] += term["coef"]
+        assert {w: c for w, c in total.items() if c} == {w: 1 for w in oracle_vector((tuple(map(tuple, path["nodes"])), tuple(path["taps"])))}
+    assert seen == Counter(result.parts["discarded"]) - Counter()
+    assert result.why(result.basis_paths[3])["status"] == "kept"

@@ -23,7 +23,7 @@ from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .skeleton import designated_neighbour
 
-__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
 
 GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
 
@@ -183,12 +183,39 @@ class EarDiscards:
         return RouteRow("discarded", reason, part.first + rank)
 
 
+def locate_discard(run: DagRun, path) -> tuple[int, RouteRow] | None:
+    """(ear, where it stands in the ear's B_r) of a general path ``((layer, index), ...), taps``
+    along the route of an ear (between two layers there is one trainable connection, so the
+    layers name the route); None for a path along no ear's route (p_0 discards nothing)."""
+    nodes, taps = path
+    layers = tuple(l for l, _ in nodes)
+    if None in taps:
+        return None
+    n = next((n for n, e in enumerate(run.ears) if n and tuple(e.layers) == layers), None)
+    if n is None:
+        return None
+    return n, EarDiscards(run, n).locate([i for _, i in nodes], taps)
+
+
+def discard_reason(run: DagRun, n: int, reason: str) -> dict:
+    """The ``why`` reason of a discard of ear ``n`` by ``reason`` (prefix / suffix)."""
+    net, summary = run.network, run.ears[n]
+    a, b = summary.segment
+    segment = [net.layers[l].name for l in summary.layers[a:b + 1]]
+    side = "before" if reason == "prefix" else "after"
+    detail = (f"discarded by ear {n} (deah-complete on a layer DAG): a row of B_r of the substructure along "
+              f"{', '.join(net.layers[l].name for l in summary.layers)} that differs from every kept row {side} the ear's new "
+              f"connections {' -> '.join(segment)}; its certificate telescopes over the designated walks")
+    return {"step": reason, "action": "discard", "detail": detail, "ear": n, "segment": segment}
+
+
 class DagDiscardPaths:
     """Every discard of a layer-DAG run in id order (ear by ear), as general paths
-    ``(((layer, index), ...), taps)``, each made when read: DenseNet-121 has 1.2 G of them."""
+    ``(((layer, index), ...), taps)`` (or ``form`` of them), each made when read: DenseNet-121
+    has 1.2 G of them."""
 
-    def __init__(self, run: DagRun):
-        self.run = run
+    def __init__(self, run: DagRun, form=None):
+        self.run, self.form = run, form or (lambda path: path)
         self.firsts = np.cumsum([0] + [e.prefix + e.suffix for e in run.ears])
 
     def __len__(self) -> int:
@@ -201,13 +228,13 @@ class DagDiscardPaths:
         n = int(np.searchsorted(self.firsts, k, side="right")) - 1
         _, block = EarDiscards(self.run, n).at(k - int(self.firsts[n]))
         nodes, taps = block.nodes[0], block.taps[0]
-        return tuple((int(l), int(i)) for l, i in zip(block.layers, nodes)), tuple(int(t) for t in taps)
+        return self.form((tuple((int(l), int(i)) for l, i in zip(block.layers, nodes)), tuple(int(t) for t in taps)))
 
     def __iter__(self):
         for n in range(1, len(self.run.ears)):
             for _, block in EarDiscards(self.run, n).blocks():
                 for nodes, taps in zip(block.nodes.tolist(), block.taps.tolist()):
-                    yield tuple(zip(block.layers, nodes)), tuple(taps)
+                    yield self.form((tuple(zip(block.layers, nodes)), tuple(taps)))
 
 
 def discard_documents(run: DagRun, basis) -> list[dict]:
