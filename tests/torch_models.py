@@ -6,9 +6,15 @@ it after ``pytest.importorskip("torch")``.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from torchvision_specs import pre_activation_wrn  # noqa: E402
 
 
 class _MLP(nn.Module):
@@ -570,41 +576,10 @@ def lenet5() -> nn.Module:
                          nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
-class _PreActBlock(nn.Module):
-    """A wide ResNet block as Zagoruyko & Komodakis write it (pre-activation): BN-ReLU-conv twice;
-    the identity shortcut, or a 1x1 conv of the activated input where the shape changes."""
-
-    def __init__(self, c_in: int, c_out: int, stride: int):
-        super().__init__()
-        self.bn1, self.conv1 = nn.BatchNorm2d(c_in), nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
-        self.bn2, self.conv2 = nn.BatchNorm2d(c_out), nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
-        self.equal = c_in == c_out and stride == 1
-        self.shortcut = None if self.equal else nn.Conv2d(c_in, c_out, 1, stride, bias=False)
-
-    def forward(self, x):
-        o = F.relu(self.bn1(x))
-        y = self.conv2(F.relu(self.bn2(self.conv1(o))))
-        return y + (x if self.equal else self.shortcut(o))
-
-
-class _MiniWRN(nn.Module):
-    """WRN-8-1 in the pre-activation layout of WRN-16-4: a stem conv, three stages of one block
-    (4, 8, 16 channels), a final BN-ReLU, global pool, linear."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 4, 3, 1, 1, bias=False)
-        self.blocks = nn.Sequential(_PreActBlock(4, 4, 1), _PreActBlock(4, 8, 2), _PreActBlock(8, 16, 2))
-        self.bn = nn.BatchNorm2d(16)
-        self.fc = nn.Linear(16, 10)
-
-    def forward(self, x):
-        x = F.relu(self.bn(self.blocks(self.conv1(x))))
-        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
-
-
 def mini_wrn() -> nn.Module:
-    return _MiniWRN().eval()
+    """WRN-8-1 in the pre-activation layout of WRN-16-4 (one home: tools/torchvision_specs.py): a
+    stem conv, three stages of one block (4, 8, 16 channels), a final BN-ReLU, global pool, linear."""
+    return pre_activation_wrn((4, 8, 16), 1, stem=4, classes=10).eval()
 
 
 def _shuffle_view(x, groups: int):

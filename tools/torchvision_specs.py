@@ -60,19 +60,23 @@ def build(name: str):
     if name in ("inception_v3", "googlenet"):
         model = getattr(torchvision.models, name)(weights=None, aux_logits=False, init_weights=False)
     elif name == "wrn16_4":
-        model = _wide_resnet(16, 4)
+        model = pre_activation_wrn((64, 128, 256), 2, 16)
     else:
         model = getattr(torchvision.models, name)(weights=None)
     return model.eval()
 
 
-def _wide_resnet(depth: int, k: int, classes: int = 10):
-    """WRN-depth-k for CIFAR in the pre-activation layout (Zagoruyko & Komodakis 2016)."""
+def pre_activation_wrn(widths: tuple[int, ...], blocks_per_stage: int, stem: int, classes: int = 10):
+    """A wide ResNet for CIFAR in the pre-activation layout (Zagoruyko & Komodakis 2016): a 3x3
+    stem conv of ``stem`` channels; per stage ``blocks_per_stage`` blocks BN-ReLU-conv twice, the
+    first of stages after the first with stride 2, the identity shortcut or a 1x1 conv of the
+    activated input where the shape changes; BN-ReLU, global pool, linear. WRN-16-4 is
+    ``((64, 128, 256), 2, 16)``; tests/torch_models.py's mini WRN ``((4, 8, 16), 1, 4)``."""
     import torch
     from torch import nn
     from torch.nn import functional as F
 
-    class Block(nn.Module):
+    class PreActBlock(nn.Module):
         def __init__(self, c_in: int, c_out: int, stride: int):
             super().__init__()
             self.bn1, self.conv1 = nn.BatchNorm2d(c_in), nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
@@ -88,12 +92,11 @@ def _wide_resnet(depth: int, k: int, classes: int = 10):
     class WideResNet(nn.Module):
         def __init__(self):
             super().__init__()
-            n, c = (depth - 4) // 6, 16
-            self.conv1 = nn.Conv2d(3, c, 3, 1, 1, bias=False)
-            blocks = []
-            for stage, width in enumerate((16 * k, 32 * k, 64 * k)):
-                for i in range(n):
-                    blocks.append(Block(c, width, 2 if stage > 0 and i == 0 else 1))
+            self.conv1 = nn.Conv2d(3, stem, 3, 1, 1, bias=False)
+            blocks, c = [], stem
+            for stage, width in enumerate(widths):
+                for i in range(blocks_per_stage):
+                    blocks.append(PreActBlock(c, width, 2 if stage > 0 and i == 0 else 1))
                     c = width
             self.blocks = nn.Sequential(*blocks)
             self.bn, self.fc = nn.BatchNorm2d(c), nn.Linear(c, classes)

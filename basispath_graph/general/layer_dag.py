@@ -31,13 +31,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .identity_forest import identity_free_problem
 from .model import GeneralNetwork
-from .paper_setting import UnsupportedFeature
+from .paper_setting import HINT, UnsupportedFeature, first_core
 
 __all__ = ["DagCore", "Ear", "EarDecomposition", "dag_core", "ear_decomposition"]
-
-_HINT = "solve it with --engine skeleton"
 
 
 @dataclass(frozen=True)
@@ -80,27 +77,10 @@ class EarDecomposition:
         return (net.connections[route[0]].source,) + tuple(net.connections[k].target for k in route)
 
 
-def _largest_first(net: GeneralNetwork, layers) -> list[int]:
-    return sorted(layers, key=lambda k: (-net.layers[k].size, k))
-
-
 def dag_core(net: GeneralNetwork, engine: str) -> DagCore:
     """The core G^S of ``net`` (main input and output: the first pair, largest layers first,
     that leaves every hidden layer with a core connection in and out), or UnsupportedFeature."""
-    problem = identity_free_problem(net)
-    if problem:
-        raise UnsupportedFeature(
-            f"engine {engine} needs a trainable connection into every layer but the inputs and out of every layer but "
-            f"the outputs; {problem}; {_HINT}"
-        )
-    first_problem = None
-    for main_in in _largest_first(net, net.inputs):
-        for main_out in _largest_first(net, net.outputs):
-            try:
-                return _core_with(net, engine, main_in, main_out)
-            except UnsupportedFeature as exc:
-                first_problem = first_problem or exc
-    raise first_problem
+    return first_core(net, engine, _core_with)
 
 
 def _core_with(net: GeneralNetwork, engine: str, source: int, sink: int) -> DagCore:
@@ -122,12 +102,12 @@ def _core_with(net: GeneralNetwork, engine: str, source: int, sink: int) -> DagC
         if layer != source and layer not in into:
             raise UnsupportedFeature(
                 f"engine {engine} needs every layer of the core on a path from the main input "
-                f"{net.layers[source].name}; {name} is reached only from other inputs; {_HINT}"
+                f"{net.layers[source].name}; {name} is reached only from other inputs; {HINT}"
             )
         if layer != sink and layer not in out_of:
             raise UnsupportedFeature(
                 f"engine {engine} needs every layer of the core on a path to the main output "
-                f"{net.layers[sink].name}; {name} leads only to other outputs; {_HINT}"
+                f"{net.layers[sink].name}; {name} leads only to other outputs; {HINT}"
             )
     return DagCore(net, source, sink, layers, tuple(core), tuple(extra_connections), tuple(identities))
 

@@ -29,7 +29,7 @@ from ..network import Network
 from .identity_forest import identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting", "in_paper_setting"]
+__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting", "in_paper_setting", "first_core", "HINT"]
 
 
 class UnsupportedFeature(BadInput):
@@ -58,26 +58,34 @@ def _largest_first(net: GeneralNetwork, layers: tuple[int, ...]) -> list[int]:
     return sorted(layers, key=lambda k: (-net.layers[k].size, k))
 
 
-_HINT = "solve it with --engine skeleton"
+#: What a refusal of the DEAH engines points to.
+HINT = "solve it with --engine skeleton"
 
 
-def paper_setting(net: GeneralNetwork, engine: str) -> PaperSetting:
-    """The core and the extras of ``net``, or UnsupportedFeature naming what ``engine`` cannot read
-    (for the first candidate pair of main input and output when none gives a core)."""
+def first_core(net: GeneralNetwork, engine: str, build):
+    """``build(net, engine, main_in, main_out)`` for the first pair of main input and output,
+    largest layers first, that it accepts (it raises UnsupportedFeature for the others), or the
+    first pair's refusal; the refusal of a network whose N loses an input or output first."""
     problem = identity_free_problem(net)
     if problem:
         raise UnsupportedFeature(
             f"engine {engine} needs a trainable connection into every layer but the inputs and out of every layer but "
-            f"the outputs; {problem}; {_HINT}"
+            f"the outputs; {problem}; {HINT}"
         )
     first_problem = None
     for main_in in _largest_first(net, net.inputs):
         for main_out in _largest_first(net, net.outputs):
             try:
-                return _core_with(net, engine, main_in, main_out)
+                return build(net, engine, main_in, main_out)
             except UnsupportedFeature as exc:
                 first_problem = first_problem or exc
     raise first_problem
+
+
+def paper_setting(net: GeneralNetwork, engine: str) -> PaperSetting:
+    """The core and the extras of ``net``, or UnsupportedFeature naming what ``engine`` cannot read
+    (for the first candidate pair of main input and output when none gives a core)."""
+    return first_core(net, engine, _core_with)
 
 
 def in_paper_setting(net: GeneralNetwork) -> bool:
@@ -92,7 +100,7 @@ def in_paper_setting(net: GeneralNetwork) -> bool:
 
 def _core_with(net: GeneralNetwork, engine: str, main_in: int, main_out: int) -> PaperSetting:
     names = [layer.name for layer in net.layers]
-    hint = _HINT
+    hint = HINT
     extra = (set(net.inputs) | set(net.outputs)) - {main_in, main_out}
     core_layers = tuple(k for k in range(len(net.layers)) if k not in extra)
     position = {layer: l for l, layer in enumerate(core_layers)}
