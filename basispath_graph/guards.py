@@ -192,15 +192,17 @@ def model_engine(network, engine: str) -> str:
     return "deah-complete described" if describes(core, run_step1(core)) else engine
 
 
-def check_skeleton(network, memory_limit: int | None, time_limit: float | None) -> None:
-    """The skeleton engine's guards on a layered or general network (``ResourceLimit``)."""
+def check_skeleton(network, memory_limit: int | None, time_limit: float | None, engine: str = "skeleton") -> None:
+    """The skeleton engine's guards on a layered or general network (``ResourceLimit``);
+    ``engine``: the one named in a refusal (deah-complete on a layer DAG core holds a skeleton's
+    paths: the skeleton's models, measured within 2x: bench/results-issue28.md)."""
     m, _, connections, neuron_depth, _ = features(network, "skeleton")
-    check_time("skeleton", SECONDS["skeleton"], m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}",
+    check_time(engine, SECONDS["skeleton"], m, 0, time_limit, f"raise --max-seconds / {TIME_ENV}",
                connections=connections, neuron_depth=neuron_depth)
     if memory_limit is not None:
         name = f" on {network.name}" if getattr(network, "name", "") else ""
-        check_memory("skeleton", MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
-                     connections=connections, neuron_depth=neuron_depth, subject=f"skeleton{name}")
+        check_memory(engine, MEMORY["skeleton"], m, 0, memory_limit, f"raise --max-memory-gb / {MEMORY_ENV}",
+                     connections=connections, neuron_depth=neuron_depth, subject=f"{engine}{name}")
 
 
 class ResourceLimit(LimitExceeded):

@@ -227,3 +227,13 @@ def test_result_why_answers_each_discard_with_its_ear_rule_and_certificate():
         assert {w: c for w, c in total.items() if c} == {w: 1 for w in oracle_vector((tuple(map(tuple, path["nodes"])), tuple(path["taps"])))}
     assert seen == Counter(result.parts["discarded"]) - Counter()
     assert result.why(result.basis_paths[3])["status"] == "kept"
+
+
+def test_guards_refuse_a_layer_dag_run_over_the_limits_naming_the_engine(tmp_path):
+    """The skeleton's models guard a layer-DAG run (it holds a skeleton's paths), and the refusal
+    names deah-complete: one line, exit 2, before any work."""
+    spec = tmp_path / "fire.json"
+    spec.write_text(json.dumps(FIRE))
+    r = cli("solve", str(spec), "--engine", "deah-complete", "--max-seconds", "0.000001", check=2)
+    assert r.stdout == "" and r.stderr.startswith(f"error: {spec}: deah-complete would take about ")
+    assert r.stderr.endswith("; raise --max-seconds / BASISPATH_MAX_SECONDS\n") and r.stderr.count("\n") == 1

@@ -81,7 +81,7 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     if engine == "deah-complete" and not in_paper_setting(net):
         # a layer DAG core (general/dag_deah.py): its kept paths are a skeleton's, held described,
         # and its discards are counted per ear: the skeleton's guards
-        check_skeleton(net, memory_limit, time_limit)
+        check_skeleton(net, memory_limit, time_limit, "deah-complete")
         return solve_dag_deah(net, seed)
     if engine != "skeleton":
         if engine not in ENGINES:
