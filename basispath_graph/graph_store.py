@@ -17,7 +17,7 @@ from .general.blocks import block_general_paths
 from .general.described import DescribedBasis, DescribedPaths
 from .store import described_rows
 from .general.dag_discards import DagDiscardPaths
-from .general.paper_setting import in_paper_setting
+from .general.paper_setting import reads_as_layer_dag
 from .store.dag_runs import load_dag_run
 from .store.described_deah import is_described_run, load_described_deah
 from .store.described_rows import load_described
@@ -149,7 +149,8 @@ class GraphStore:
             result = general.result
             big = (isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS) or is_described_run(result)
             basis = DescribedPaths(result.basis, network=network) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
-            return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, [], result)
+            discarded = DagDiscardPaths(result.dag) if result.dag is not None else []  # a layer DAG core's: made when read
+            return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, discarded, result)
         engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)
         result = outcome.result
@@ -184,7 +185,7 @@ class GraphStore:
         if general:
             unlisted = described is not None and len(kept) < described.path_count  # a big skeleton run's: made when read
             basis = DescribedPaths(described) if unlisted else kept
-            if run["engine"] == "deah-complete" and not in_paper_setting(net) and row["status"] == "complete":
+            if run["engine"] == "deah-complete" and reads_as_layer_dag(net) and row["status"] == "complete":
                 discarded = DagDiscardPaths(load_dag_run(self._store, run_id, net, run))  # a layer DAG core: made when read
             return StoredRun(run_id, net, run["engine"], int(run["seed"]), row["status"], row["certified"], basis, discarded)
         return StoredRun(

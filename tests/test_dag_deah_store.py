@@ -113,6 +113,22 @@ def test_load_makes_every_discard_in_id_order(stored):
     assert run.discarded_paths[-1] == _discards(result)[-1][3]
 
 
+def test_graph_store_run_returns_the_discards_load_gives(tmp_path):
+    net = parse_general(FIRE, "<spec>", 10**6)
+    with open_graph_store(str(tmp_path / "store"), create=True) as graph:
+        run = graph.run(net, "deah-complete")
+        assert list(run.discarded_paths) == list(graph.load(run.id).discarded_paths) != []
+
+
+def test_show_labels_the_run_with_its_selection_and_discards(stored, tmp_path, monkeypatch, capsys):
+    uri, run_id, net, result = stored
+    r = run_in_process(["show", run_id, "--store", str(uri), "--format", "dot"], tmp_path, monkeypatch, capsys)
+    assert r.returncode == 0, r.stderr
+    core = result.dag.decomposition.core
+    assert (f"core: {len(core.layers)} layers, |P^S| = {result.parts['substructure_paths']}, R = {len(result.dag.ears)}, "
+            f"{result.dag.discard_count} discarded") in r.stdout
+
+
 def test_compare_shows_the_runs_deah_rows(stored):
     uri, run_id, net, result = stored
     with open_store(uri) as store:

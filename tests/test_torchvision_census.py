@@ -204,6 +204,9 @@ def test_deah_complete_certifies_every_model_read_with_no_repair(name):
     assert result.certified and result.basis_size == net.m - net.H
     if result.dag is None:
         assert result.core.raw_verdict.certified and result.core.repairs == []
-    else:  # every kept path is an ear's or p_0's row, or on an extra connection or the identity forest
-        assert result.parts["kept"] + result.parts["extra_and_identity"] == net.m - net.H
-        assert result.parts["selected"] == result.parts["core_connections"] - result.parts["core_layers"] + 2
+    else:  # p_0 and the ears keep m - H of the core (every core weight once, every hidden core layer once)
+        core = result.dag.decomposition.core
+        hidden = [l for l in core.layers if l not in (core.source, core.sink)]
+        assert result.parts["kept"] == sum(net.connection_weights(net.connections[k]) for k in core.connections) - sum(
+            net.layers[l].size for l in hidden)
+        assert len(result.dag.ears) == len(core.connections) - len(core.layers) + 2

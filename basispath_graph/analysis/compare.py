@@ -16,7 +16,7 @@ from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
 from ..errors import BadInput
 from ..export import discards_by_step
-from ..general.paper_setting import UnsupportedFeature, in_paper_setting
+from ..general.paper_setting import UnsupportedFeature, reads_as_layer_dag
 from ..general.skeleton import UnsupportedIdentity
 from ..general.solve import solve_general
 from ..network import Network
@@ -224,7 +224,7 @@ def _general_column(store: Store, r: dict, label: str | None) -> Column:
     form = stored_form(store, r["id"], net) if r["engine"] != "skeleton" else None
     if form is not None:  # (a DEAH run stored before its core's artifacts were has none)
         values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r, form))
-    elif r["engine"] == "deah-complete" and r["status"] == "complete" and not in_paper_setting(net):  # a layer DAG core
+    elif r["engine"] == "deah-complete" and r["status"] == "complete" and reads_as_layer_dag(net):  # a layer DAG core
         values.update(_dag_values(load_dag_run(store, r["id"], net, r)), raw_certified=r["raw_certified"])
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))

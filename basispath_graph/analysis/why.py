@@ -28,7 +28,7 @@ from .why_general import GeneralSpelling
 from ..network import Network, blocks_from_json, weight_endpoints
 from ..store import Store, StoreError
 from ..store.relations import decode_edge
-from ..general.paper_setting import in_paper_setting
+from ..general.paper_setting import reads_as_layer_dag
 from ..store.dag_runs import load_dag_run
 from ..store.described_deah import load_described_deah
 from ..store.general_networks import stored_network
@@ -230,7 +230,7 @@ def explain(store: Store, run_id: str, path: str) -> dict:
     general run: by id or as a JSON path, text or file, ``analysis/why_general.py``)."""
     ctx = load_context(store, run_id)
     spell = _spelling(store, ctx)
-    if ctx.row["engine"] == "deah-complete" and not ctx.network.is_layered and not in_paper_setting(ctx.network):
+    if ctx.row["engine"] == "deah-complete" and reads_as_layer_dag(ctx.network):
         try:  # a layer DAG core (store/dag_runs.py): its discards are functions of the network
             answer = dag_answer(spell, ctx, load_dag_run(store, run_id, ctx.network, ctx.row), path, WhyError)
         except StoreError as exc:

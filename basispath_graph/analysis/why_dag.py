@@ -9,8 +9,7 @@ answer every described run gives (``why.py``)."""
 from __future__ import annotations
 
 import json
-
-import numpy as np
+from bisect import bisect_right
 
 from ..general.blocks import block_general_paths, general_path_json
 from ..general.dag_deah import DagRun
@@ -26,13 +25,13 @@ def dag_answer(spell, ctx, run: DagRun, path: str, error) -> dict | None:
     net = ctx.network
     text, pid = spell.argument(path)
     size = int(ctx.row["basis_size"])
-    firsts = np.cumsum([size] + [e.prefix + e.suffix for e in run.ears])
+    firsts = run.discard_firsts(size)
     if pid >= 0:
         if pid < size:
             return None
         if pid >= firsts[-1]:
             raise error(spell.not_found(pid))
-        n = int(np.searchsorted(firsts, pid, side="right")) - 1
+        n = bisect_right(firsts, pid) - 1
         offset = pid - int(firsts[n])
         reason, block = EarDiscards(run, n).at(offset)
         target = block_general_paths(net, block)[0]

@@ -40,15 +40,11 @@ import numpy as np
 from ..verify import Verdict
 from .described import DescribedBasis, certify_described
 from .identity_forest import forest_blocks
-from .layer_dag import DagCore, EarDecomposition, dag_core, ear_decomposition
+from .layer_dag import EarDecomposition, dag_core, ear_decomposition
 from .model import GeneralNetwork
 from .skeleton import Walks, designated_neighbour, skeleton_of, walks_from
 
-__all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "run_dag_deah", "DAG_RULES"]
-
-#: Discard reasons of deah-complete on a layer DAG (a row of B_r that differs from the kept path
-#: through the same part of the ear before its segment, or after it).
-DAG_RULES = ("prefix", "suffix")
+__all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "run_dag_deah"]
 
 @dataclass(frozen=True)
 class HopCounts:
@@ -61,6 +57,7 @@ class HopCounts:
 
 
 def hop_counts(net: GeneralNetwork, k: int) -> HopCounts:
+    """Connection k's ``HopCounts`` under the per-kind choice rule (``designated_neighbour``)."""
     c = net.connections[k]
     i = np.arange(net.layers[c.source].size, dtype=np.int64)
     j = np.arange(net.layers[c.target].size, dtype=np.int64)
@@ -101,6 +98,7 @@ class DagRun:
         return [self.decomposition.p0] + [e.route for e in self.decomposition.ears]
 
     def rule_counts(self) -> dict[str, int]:
+        """Discards by reason, over every ear."""
         return {"prefix": sum(e.prefix for e in self.ears), "suffix": sum(e.suffix for e in self.ears)}
 
     @property
@@ -108,10 +106,20 @@ class DagRun:
         return sum(e.prefix + e.suffix for e in self.ears)
 
     @cached_property
-    def _hops(self) -> dict[int, HopCounts]:
+    def hops(self) -> dict[int, HopCounts]:
+        """Every core connection's ``HopCounts`` (what B_r's sizes and the discards' parts sum)."""
         return {k: hop_counts(self.network, k) for k in self.decomposition.core.connections}
 
+    def discard_firsts(self, basis_size: int = 0) -> list[int]:
+        """The id of each selected substructure's first discard (p_0's: none, the first ear's),
+        discards numbered from ``basis_size`` ear after ear; one more entry: the end."""
+        out = [basis_size]
+        for e in self.ears:
+            out.append(out[-1] + e.prefix + e.suffix)
+        return out
+
     def parts(self) -> dict:
+        """The run's ``parts`` (``solve --json``): the core's size, Step 1's selection, Step 3's counts."""
         net, d = self.network, self.decomposition
         return {
             "core": "layer DAG", "core_layers": len(d.core.layers), "core_connections": len(d.core.connections),
@@ -122,9 +130,10 @@ class DagRun:
         }
 
 
-def _designations(core: DagCore, d: EarDecomposition) -> tuple[dict[int, int], dict[int, int]]:
+def _designations(d: EarDecomposition) -> tuple[dict[int, int], dict[int, int]]:
     """Every layer's designated connection in and out: the decomposition's on the core; an extra
     input's first trainable connection out, an extra output's first in (spec order)."""
+    core = d.core
     net = core.network
     pred, succ = dict(d.pred), dict(d.succ)
     for k in core.extra_connections:
@@ -137,7 +146,7 @@ def _designations(core: DagCore, d: EarDecomposition) -> tuple[dict[int, int], d
 
 
 def _summaries(run: DagRun) -> list[EarSummary]:
-    net, d, hops = run.network, run.decomposition, run._hops
+    net, d, hops = run.network, run.decomposition, run.hops
     width = [layer.size for layer in net.layers]
 
     def side(route: tuple[int, ...], end: int) -> int:
@@ -168,7 +177,7 @@ def plan_dag_run(net: GeneralNetwork) -> DagRun:
     B_r's counts (what a stored run is rebuilt from: it is a function of the network)."""
     core = dag_core(net, "deah-complete")
     d = ear_decomposition(core)
-    pred, succ = _designations(core, d)
+    pred, succ = _designations(d)
     sizes = {layer: np.arange(net.layers[layer].size, dtype=np.int64) for layer in range(len(net.layers))}
     pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, None) for layer, k in pred.items()}
     succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, None) for layer, k in succ.items()}

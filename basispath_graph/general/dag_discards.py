@@ -13,6 +13,7 @@ layer only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -21,11 +22,10 @@ import numpy as np
 from .blocks import GeneralBlock, connection_weights, general_path_json
 from .dag_deah import DagRun
 from .model import GeneralNetwork
+from .paths import GeneralPath
 from .skeleton import designated_neighbour
 
-__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "ear_discards", "certificate", "kept_path", "through_path", "RouteRow"]
-
-GeneralPath = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
+__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
 
 
 def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.ndarray, forward: bool) -> np.ndarray:
@@ -50,6 +50,9 @@ def _unused_weights(net: GeneralNetwork, k: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DiscardPart:
+    """A run of an ear's discards made alike: the rows of one hop's unused weights, or the T_r
+    chains that start at one layer of the route."""
+
     reason: str  # "prefix" or "suffix"
     kind: str  # "weight": rows R_r(e) of hop ``at``; "chain": T_r rows of chains starting at layer position ``at``
     at: int
@@ -84,11 +87,11 @@ class EarDiscards:
     @cached_property
     def parts(self) -> list[DiscardPart]:
         out, first = [], 0
-        hop_counts = self.run._hops
+        counts = self.run.hops
         for reason, positions, chain_positions in (("prefix", range(0, self.a), range(0, self.a)),
                                                    ("suffix", range(self.b, len(self.hops)), range(self.b + 1, len(self.layers)))):
             for h in positions:
-                size = hop_counts[self.hops[h]].undesignated
+                size = counts[self.hops[h]].undesignated
                 if size:
                     out.append(DiscardPart(reason, "weight", h, size, first))
                     first += size
@@ -120,6 +123,7 @@ class EarDiscards:
         return z
 
     def _rows(self, part: DiscardPart, rows: np.ndarray) -> GeneralBlock:
+        """The discards at ``rows`` (offsets inside ``part``) as one block along the route."""
         net, hops = self.net, self.hops
         taps = np.zeros((len(rows), len(hops)), dtype=np.int64)
         if part.kind == "weight":
@@ -209,19 +213,21 @@ def discard_reason(run: DagRun, n: int, reason: str) -> dict:
     return {"step": reason, "action": "discard", "detail": detail, "ear": n, "segment": segment}
 
 
-class DagDiscardPaths:
+class DagDiscardPaths(Sequence):
     """Every discard of a layer-DAG run in id order (ear by ear), as general paths
     ``(((layer, index), ...), taps)`` (or ``form`` of them), each made when read: DenseNet-121
     has 1.2 G of them."""
 
     def __init__(self, run: DagRun, form=None):
         self.run, self.form = run, form or (lambda path: path)
-        self.firsts = np.cumsum([0] + [e.prefix + e.suffix for e in run.ears])
+        self.firsts = np.asarray(run.discard_firsts(), dtype=np.int64)
 
     def __len__(self) -> int:
         return int(self.firsts[-1])
 
-    def __getitem__(self, k: int):
+    def __getitem__(self, k):
+        if isinstance(k, slice):  # a list of the paths in the slice, each made now
+            return [self[i] for i in range(*k.indices(len(self)))]
         if not -len(self) <= k < len(self):
             raise IndexError(k)
         k %= len(self)
@@ -248,11 +254,6 @@ def discard_documents(run: DagRun, basis) -> list[dict]:
                 out.append({"path": general_path_json(net, (tuple(zip(block.layers, nodes)), tuple(taps))), "rule": reason, "ear": n,
                             "certificate": [{"coef": int(c), "index": int(basis.index_of(p))} for c, p in terms]})
     return out
-
-
-def ear_discards(run: DagRun, n: int) -> list[tuple[str, GeneralBlock]]:
-    """Every discarded row of selected substructure ``n`` (an ear), as (reason, block)."""
-    return EarDiscards(run, n).blocks()
 
 
 def kept_path(run: DagRun, layer_u: int, u: int, k: int, v: int, tap: int) -> GeneralPath:

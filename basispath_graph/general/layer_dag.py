@@ -10,8 +10,8 @@ map read by every later layer of its block through its own BatchNorm (DenseNet).
   diagonal); other inputs (biases) and outputs are *extra*, identity connections are apart
   (``identity_forest``), as in ``paper_setting``. Every core layer must lie on a source-sink
   path: a hidden layer needs a core connection in and one out;
-- its **substructure paths** P^S are its source-sink paths (counted, never listed: a DenseNet
-  has more than 10^30);
+- its **substructure paths** P^S are its source-sink paths (counted, never listed: DenseNet-121
+  has 2.9 x 10^17);
 - Step 1 selects P_ind^S by an **ear decomposition**: p_0 a longest source-sink path (the
   whole chain, in the paper's setting); then, for each connection not yet covered whose source
   is covered (connections by source layer), the ear it starts: that connection and the first
@@ -39,13 +39,14 @@ __all__ = ["DagCore", "Ear", "EarDecomposition", "dag_core", "ear_decomposition"
 
 @dataclass(frozen=True)
 class DagCore:
+    """G^S of a general network: its core layers and the trainable connections between them."""
+
     network: GeneralNetwork
     source: int  # general layer index of the main input
     sink: int  # of the main output
     layers: tuple[int, ...]  # core layers, in spec (topological) order
     connections: tuple[int, ...]  # trainable connections between core layers, in spec order
     extra_connections: tuple[int, ...]  # trainable connections touching an extra layer
-    identities: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Ear:
 
 @dataclass(frozen=True)
 class EarDecomposition:
+    """Step 1 on G^S: p_0, the ears in selection order, every core layer's designations."""
+
     core: DagCore
     p0: tuple[int, ...]  # connections of p_0, source to sink
     ears: tuple[Ear, ...]
@@ -73,6 +76,7 @@ class EarDecomposition:
     substructure_count: int  # source-sink paths of G^S (P^S)
 
     def route_layers(self, route: tuple[int, ...]) -> tuple[int, ...]:
+        """The layers a route (connection indices, source to sink) visits."""
         net = self.core.network
         return (net.connections[route[0]].source,) + tuple(net.connections[k].target for k in route)
 
@@ -86,12 +90,12 @@ def dag_core(net: GeneralNetwork, engine: str) -> DagCore:
 def _core_with(net: GeneralNetwork, engine: str, source: int, sink: int) -> DagCore:
     extra = (set(net.inputs) | set(net.outputs)) - {source, sink}
     layers = tuple(k for k in range(len(net.layers)) if k not in extra)
-    core, extra_connections, identities = [], [], []
+    core, extra_connections = [], []
     into, out_of = set(), set()
     for k, c in enumerate(net.connections):
         if c.kind == "identity":
-            identities.append(k)
-        elif c.source in extra or c.target in extra:
+            continue  # apart: the identity forest
+        if c.source in extra or c.target in extra:
             extra_connections.append(k)
         else:
             core.append(k)
@@ -109,7 +113,7 @@ def _core_with(net: GeneralNetwork, engine: str, source: int, sink: int) -> DagC
                 f"engine {engine} needs every layer of the core on a path to the main output "
                 f"{net.layers[sink].name}; {name} leads only to other outputs; {HINT}"
             )
-    return DagCore(net, source, sink, layers, tuple(core), tuple(extra_connections), tuple(identities))
+    return DagCore(net, source, sink, layers, tuple(core), tuple(extra_connections))
 
 
 def _count_routes(core: DagCore) -> int:

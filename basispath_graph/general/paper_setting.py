@@ -29,7 +29,7 @@ from ..network import Network
 from .identity_forest import identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting", "in_paper_setting", "first_core", "HINT"]
+__all__ = ["UnsupportedFeature", "PaperSetting", "paper_setting", "in_paper_setting", "reads_as_layer_dag", "first_core", "HINT"]
 
 
 class UnsupportedFeature(BadInput):
@@ -96,6 +96,13 @@ def in_paper_setting(net: GeneralNetwork) -> bool:
     except UnsupportedFeature:
         return False
     return True
+
+
+def reads_as_layer_dag(net) -> bool:
+    """Whether deah-complete reads ``net`` (layered or general) as a layer DAG core
+    (``general/dag_deah.py``): a general network outside the paper's setting. Its runs are
+    stored, loaded and explained as such (``store/dag_runs.py``)."""
+    return not net.is_layered and not in_paper_setting(net)
 
 
 def _core_with(net: GeneralNetwork, engine: str, main_in: int, main_out: int) -> PaperSetting:

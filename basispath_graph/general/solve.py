@@ -1,5 +1,5 @@
-"""Solve a general network (skeleton, or a DEAH engine in the paper's setting), certified exactly
-(its documents: ``general/documents.py``)."""
+"""Solve a general network (skeleton, a DEAH engine in the paper's setting, or deah-complete on a
+layer DAG core), certified exactly (its documents: ``general/documents.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..solver import ENGINES
 from .dag_deah import run_dag_deah
 from .deah_solve import solve_general_deah
 from .model import GeneralNetwork
-from .paper_setting import in_paper_setting
+from .paper_setting import reads_as_layer_dag
 from .described import certify_described
 from .skeleton import skeleton_blocks
 
@@ -78,7 +78,7 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
     {'nodes': [['x', 0], ['h', 0], ['y', 0]], 'taps': [0, 0]}
     """
     memory_limit, time_limit = options.get("memory_limit"), options.get("time_limit")
-    if engine == "deah-complete" and not in_paper_setting(net):
+    if engine == "deah-complete" and reads_as_layer_dag(net):
         # a layer DAG core (general/dag_deah.py): its kept paths are a skeleton's, held described,
         # and its discards are counted per ear: the skeleton's guards
         check_skeleton(net, memory_limit, time_limit, "deah-complete")

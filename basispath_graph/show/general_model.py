@@ -10,6 +10,8 @@ from ..network import kind_counts
 from ..store import Store
 from ..store.general_networks import load_general_network
 from ..store.path_forms import stored_form
+from ..general.paper_setting import reads_as_layer_dag
+from ..store.dag_runs import load_dag_run
 from ..store.described_deah import kept_paths_per_layer, load_described_deah
 
 __all__ = ["GeneralLayerInfo", "GeneralEdge", "GeneralOverview", "load_general_overview"]
@@ -80,10 +82,15 @@ def load_general_overview(store: Store, row: dict) -> GeneralOverview:
     form = stored_form(store, row["id"], net) if row["engine"] != "skeleton" else None
     core = set(form.positions.tolist()) if form is not None else set()
     subs = store.run("show_substructures", run=row["id"]) if core else []
+    substructures, selected = len(subs), sum(bool(r["selected"]) for r in subs)
+    if row["engine"] == "deah-complete" and row["status"] == "complete" and reads_as_layer_dag(net):  # store/dag_runs.py
+        dag = load_dag_run(store, row["id"], net, store.run("get_run", id=row["id"])[0])
+        core = set(dag.decomposition.core.layers)
+        substructures, selected = dag.decomposition.substructure_count, len(dag.ears)
     return GeneralOverview(
         id=row["id"], engine=row["engine"], status=row["status"], name=row["name"] or "", m=int(row["m"]), H=int(row["H"]),
         basis_size=row["basis_size"], certified=row["certified"],
         layers=tuple(GeneralLayerInfo(k, l.name, l.size, kept.get(k, 0), k in core) for k, l in enumerate(net.layers)),
         edges=tuple(GeneralEdge(c.source, c.target, c.kind, c.taps) for c in net.connections),
-        substructures=len(subs), selected=sum(bool(r["selected"]) for r in subs), discarded=int(row["discarded"] or 0) if core else 0,
+        substructures=substructures, selected=selected, discarded=int(row["discarded"] or 0) if core else 0,
     )

@@ -6,7 +6,7 @@ skeleton's description (``described_rows``), plus what its DEAH steps are:
   its edge codes (a x n + b over positions), ``beta``, ``u_size`` -1 (no U_r on a DAG: the
   selection is an ear decomposition), ``selected`` true. ``SUBDIVIDES`` and ``SHARES_EDGE`` are
   not derived: Step 3 on a DAG does not read them, and on DenseNet-121 (536 substructures whose
-  routes share most of their 180 hops) the Cypher took 96 s of a 119 s run;
+  routes share most of their up to 183 hops) the Cypher took 96 s of a 119 s run;
 - one ``DescribedBlock`` per selected substructure: ``rule`` (``p0`` or ``ear``), ``hop`` the
   ear's segment as layer positions a .. b (p_0: its route), ``kept_count`` (m_S - H_S),
   ``kept_first`` -1 (the kept paths are the skeleton's, in its order, not by block),
@@ -24,34 +24,33 @@ from ..general.model import GeneralNetwork
 from . import resume
 from .base import Store, StoreError
 
-__all__ = ["dag_rows", "write_dag_run", "load_dag_run"]
+__all__ = ["substructure_columns", "block_rows", "write_dag_run", "load_dag_run"]
 
 
-def dag_rows(run_id: str, run: DagRun, basis_size: int) -> tuple[dict[str, list], list[dict]]:
-    """(SubstructurePath columns, DescribedBlock rows) of a layer-DAG run."""
-    net = run.network
-    n = len(net.layers)
-    routes = run.routes
-    subs = {
-        "uid": [f"{run_id}:s{k}" for k in range(len(routes))],
-        "run": [run_id] * len(routes),
-        "idx": list(range(len(routes))),
+def substructure_columns(run_id: str, run: DagRun) -> dict[str, list]:
+    """The SubstructurePath columns of a layer-DAG run's selected substructures."""
+    n = len(run.network.layers)
+    rows = len(run.ears)
+    return {
+        "uid": [f"{run_id}:s{k}" for k in range(rows)],
+        "run": [run_id] * rows,
+        "idx": list(range(rows)),
         "layers": [list(map(int, e.layers)) for e in run.ears],
         "alpha": [[int(a) * n + int(b) for a, b in zip(e.layers, e.layers[1:])] for e in run.ears],
-        "beta": [[int(l in set(e.layers)) for l in range(n)] for e in run.ears],
-        "u_size": [-1] * len(routes),
-        "selected": [True] * len(routes),
-        "position": list(range(len(routes))),
+        "beta": [[1 if l in on else 0 for l in range(n)] for on in (set(e.layers) for e in run.ears)],
+        "u_size": [-1] * rows,
+        "selected": [True] * rows,
+        "position": list(range(rows)),
     }
-    blocks, first = [], basis_size
-    for k, e in enumerate(run.ears):
-        a, b = e.segment
-        count = e.prefix + e.suffix
-        blocks.append({"uid": f"{run_id}:b{k}", "run": run_id, "position": k, "substructure": k, "rule": "p0" if k == 0 else "ear",
-                       "hop": list(map(int, e.layers[a:b + 1])), "kept_first": -1, "kept_count": e.kept,
-                       "discard_first": first, "discard_count": count, "prefix_count": e.prefix})
-        first += count
-    return subs, blocks
+
+
+def block_rows(run_id: str, run: DagRun, basis_size: int) -> list[dict]:
+    """The DescribedBlock rows of a layer-DAG run: p_0, then the ears."""
+    firsts = run.discard_firsts(basis_size)
+    return [{"uid": f"{run_id}:b{k}", "run": run_id, "position": k, "substructure": k, "rule": "p0" if k == 0 else "ear",
+             "hop": list(map(int, e.layers[e.segment[0]:e.segment[1] + 1])), "kept_first": -1, "kept_count": e.kept,
+             "discard_first": firsts[k], "discard_count": e.prefix + e.suffix, "prefix_count": e.prefix}
+            for k, e in enumerate(run.ears)]
 
 
 def write_dag_run(store: Store, run_id: str, run: DagRun, basis_size: int, committed=None, on_stage=None, on_batch=None) -> None:
@@ -59,8 +58,8 @@ def write_dag_run(store: Store, run_id: str, run: DagRun, basis_size: int, commi
     ``described_rows.write_described``), with the writer's stages and resume."""
     stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
     stage("substructures")
-    subs, blocks = dag_rows(run_id, run, basis_size)
-    bulk("insert_substructure_paths", subs)
+    bulk("insert_substructure_paths", substructure_columns(run_id, run))
+    blocks = block_rows(run_id, run, basis_size)
     stage("blocks")
     bulk("insert_described_blocks", {k: [r[k] for r in blocks] for k in blocks[0]})
 
@@ -71,7 +70,7 @@ def load_dag_run(store: Store, run_id: str, network: GeneralNetwork, row: dict) 
     if row.get("status") != "complete":
         raise StoreError(f"run {run_id} is {row.get('status')}: its blocks are not complete (basispath run --resume {run_id})")
     run = plan_dag_run(network)
-    _, expected = dag_rows(run_id, run, int(row["basis_size"]))
+    expected = block_rows(run_id, run, int(row["basis_size"]))
     stored = store.run("run_described_blocks", run=run_id)
     keys = ("position", "rule", "hop", "kept_count", "discard_first", "discard_count", "prefix_count")
     if [tuple(_plain(r[k]) for k in keys) for r in stored] != [tuple(_plain(r[k]) for k in keys) for r in expected]:
@@ -80,4 +79,5 @@ def load_dag_run(store: Store, run_id: str, network: GeneralNetwork, row: dict) 
 
 
 def _plain(value):
+    """A stored list (a backend's list type) as a list of ints, to compare with a row made now."""
     return [int(x) for x in value] if isinstance(value, (list, tuple)) else value

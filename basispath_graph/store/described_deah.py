@@ -31,7 +31,7 @@ from ..deah.described_run import rebuild
 from ..deah.run_description import BlockRow, DescriptionMismatch, RunDescription, describe
 from ..general.blocks import GeneralBlock
 from ..general.deah_solve import general_result
-from ..general.paper_setting import in_paper_setting, paper_setting
+from ..general.paper_setting import paper_setting, reads_as_layer_dag
 from ..result import Result
 from ..verify import Verdict
 from . import described_rows, resume
@@ -95,7 +95,7 @@ def load_described_deah(store: Store, run_id: str, network, run: dict) -> Result
     verdict; certificates are made and checked when read), or None when the run is not stored
     described. ``run``: its ``get_run`` row. StoreError when the rows do not rebuild the run
     they describe (a damaged store, or one written by another version of the engine)."""
-    if not network.is_layered and not in_paper_setting(network):
+    if reads_as_layer_dag(network):
         return None  # a layer DAG core: its blocks are dag_runs.py's, its basis a skeleton's
     blocks = store.run("run_described_blocks", run=run_id)
     if not blocks:

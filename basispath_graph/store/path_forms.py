@@ -147,9 +147,9 @@ def stored_form(store: Store, run_id: str, network) -> LayeredForm | None:
     routes of a layer DAG (deah-complete, ``store/dag_runs.py``: its basis is a skeleton's)."""
     if network.is_layered:
         return LayeredForm(network)
-    from ..general.paper_setting import in_paper_setting
+    from ..general.paper_setting import reads_as_layer_dag
 
-    if not in_paper_setting(network):
+    if reads_as_layer_dag(network):
         return None
     positions = [int(r["layer"]) for r in store.run("core_layers", run=run_id)]
     return GeneralForm(network, positions) if positions else None
