@@ -42,7 +42,7 @@ from .described import DescribedBasis, certify_described
 from .identity_forest import forest_blocks
 from .layer_dag import EarDecomposition, dag_core, ear_decomposition
 from .model import GeneralNetwork
-from .skeleton import Walks, designated_neighbour, skeleton_of, walks_from
+from .skeleton import Walks, designated_edges, skeleton_of, walks_of
 
 __all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "run_dag_deah"]
 
@@ -58,13 +58,9 @@ class HopCounts:
 
 def hop_counts(net: GeneralNetwork, k: int) -> HopCounts:
     """Connection k's ``HopCounts`` under the per-kind choice rule (``designated_neighbour``)."""
-    c = net.connections[k]
-    i = np.arange(net.layers[c.source].size, dtype=np.int64)
-    j = np.arange(net.layers[c.target].size, dtype=np.int64)
-    direct = np.unique(net.local_weight(c, i, designated_neighbour(net, k, i, False, None), 0))
-    pred = np.unique(net.local_weight(c, designated_neighbour(net, k, j, True, None), j, 0))
+    direct, pred = (np.unique(ids) for ids in designated_edges(net, k))
     both = int(np.intersect1d(direct, pred, assume_unique=True).size)
-    return HopCounts(int(net.connection_weights(c)) - (direct.size + pred.size - both), both)
+    return HopCounts(int(net.connection_weights(net.connections[k])) - (direct.size + pred.size - both), both)
 
 
 @dataclass(frozen=True)
@@ -177,11 +173,7 @@ def plan_dag_run(net: GeneralNetwork) -> DagRun:
     B_r's counts (what a stored run is rebuilt from: it is a function of the network)."""
     core = dag_core(net, "deah-complete")
     d = ear_decomposition(core)
-    pred, succ = _designations(d)
-    sizes = {layer: np.arange(net.layers[layer].size, dtype=np.int64) for layer in range(len(net.layers))}
-    pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, None) for layer, k in pred.items()}
-    succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, None) for layer, k in succ.items()}
-    run = DagRun(d, walks_from(net, pred, pred_from, succ, succ_to))
+    run = DagRun(d, walks_of(net, *_designations(d)))
     run.ears = _summaries(run)
     return run
 

@@ -19,11 +19,11 @@ from functools import cached_property
 
 import numpy as np
 
-from .blocks import GeneralBlock, connection_weights, general_path_json
+from .blocks import GeneralBlock, general_path_json
 from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .paths import GeneralPath
-from .skeleton import designated_neighbour
+from .skeleton import designated_edges, designated_neighbour
 
 __all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
 
@@ -43,9 +43,7 @@ def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.nda
 
 def _unused_weights(net: GeneralNetwork, k: int) -> np.ndarray:
     """Local ids of connection k's weights that are neither a direct edge nor a predecessor edge."""
-    i, j, t = connection_weights(net, k)
-    used = (t == 0) & ((designated_neighbour(net, k, i, False, None) == j) | (designated_neighbour(net, k, j, True, None) == i))
-    return np.flatnonzero(~used)
+    return np.setdiff1d(np.arange(net.connection_weights(net.connections[k]), dtype=np.int64), np.concatenate(designated_edges(net, k)))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from .described import DescribedBasis, Family, family_block
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "designated_walks", "designated_neighbour", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "designated_neighbour", "designated_edges", "walks_of", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -101,11 +101,26 @@ def designated_walks(net: GeneralNetwork, identities: bool = True, rule: ChoiceR
     """Every neuron's walks; ``identities=False``: designations among trainable connections only
     (the walks of N, the network without identity connections). ``rule``: a layered network's
     seeded choice rule (``skeleton.skeleton_basis``), which designates consecutive layers."""
-    pred, succ = _designated(net, True, identities, rule), _designated(net, False, identities, rule)
+    return walks_of(net, _designated(net, True, identities, rule), _designated(net, False, identities, rule), rule)
+
+
+def walks_of(net: GeneralNetwork, pred: dict[int, int], succ: dict[int, int], rule: ChoiceRule | None = None) -> Walks:
+    """The walks of designated connections per layer (``pred`` in, ``succ`` out), each neuron
+    following its connection's choice (``designated_neighbour``)."""
     sizes = [np.arange(layer.size, dtype=np.int64) for layer in net.layers]
     pred_from = {layer: designated_neighbour(net, k, sizes[layer], True, rule) for layer, k in pred.items()}
     succ_to = {layer: designated_neighbour(net, k, sizes[layer], False, rule) for layer, k in succ.items()}
     return walks_from(net, pred, pred_from, succ, succ_to, rule)
+
+
+def designated_edges(net: GeneralNetwork, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Local ids (tap 0) of connection k's direct edges (one per source neuron) and predecessor
+    edges (one per target neuron) under the per-kind choice (``designated_neighbour``, no rule)."""
+    c = net.connections[k]
+    i = np.arange(net.layers[c.source].size, dtype=np.int64)
+    j = np.arange(net.layers[c.target].size, dtype=np.int64)
+    return (np.asarray(net.local_weight(c, i, designated_neighbour(net, k, i, False, None), 0)),
+            np.asarray(net.local_weight(c, designated_neighbour(net, k, j, True, None), j, 0)))
 
 
 def walks_from(net: GeneralNetwork, pred: dict[int, int], pred_from: dict[int, np.ndarray], succ: dict[int, int],
