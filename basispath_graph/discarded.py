@@ -29,6 +29,7 @@ class DiscardedPath:
     substructure: int | None
     reason: object
     certificate: list[tuple[int, int]] = field(default_factory=list)  # (basis index, coef)
+    taps: tuple[int, ...] | None = None  # a general network's path (layers, neurons, taps): faithful deah on a layer DAG
 
 
 class DiscardedList(RecordSequence):

@@ -121,6 +121,18 @@ def record_document(result: "Result", d: DiscardedPath) -> dict:
     return doc
 
 
+def union_fields(result: "Result") -> dict:
+    """The summary's account of a DEAH engine's raw union and its repair (layered and general)."""
+    return {
+        "raw_certified": result.raw_verdict.certified,
+        "raw_defect": result.raw_verdict.defect,
+        "raw_size": result.raw_verdict.size,
+        "repairs": len(result.repairs),
+        "repairs_needed": result.repairs_needed,
+        "repairs_by_action": {a: sum(r.action == a for r in result.repairs) for a in ("drop", "readmit", "add")},
+    }
+
+
 def summary(result: "Result") -> dict:
     """The ``--json`` summary printed by ``solve``."""
     net = result.network
@@ -133,12 +145,7 @@ def summary(result: "Result") -> dict:
         "basis_size": result.basis_size,
         "certified": result.certified,
         "defect": result.verdict.defect,
-        "raw_certified": result.raw_verdict.certified,
-        "raw_defect": result.raw_verdict.defect,
-        "raw_size": result.raw_verdict.size,
-        "repairs": len(result.repairs),
-        "repairs_needed": result.repairs_needed,
-        "repairs_by_action": {a: sum(r.action == a for r in result.repairs) for a in ("drop", "readmit", "add")},
+        **union_fields(result),
         "discarded": len(result.discarded),
         "timings": {k: round(v, 6) for k, v in result.timings.items()},
     }

@@ -26,7 +26,7 @@ from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discar
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .deah.described_file import described_deah_document
-from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary
+from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
 from .verify import Verdict, read_path
@@ -48,6 +48,7 @@ class Repair:
     layers: tuple[int, ...]
     indices: tuple[int, ...]
     substructure: int | None
+    taps: tuple[int, ...] | None = None  # a general network's path: its tap on each hop
 
 
 @dataclass(repr=False)
@@ -101,6 +102,9 @@ class Result:
     # deah-complete on a layer DAG core (general/dag_deah.py): its decomposition, B_r summaries,
     # discards and certificates made on demand
     dag: object | None = None
+    # faithful deah on a layer DAG core (general/dag_sdvchain.py): Steps 1-2's plan, the listed B_r,
+    # Step 3's chains, Q_t and discards (the discards, repairs and raw verdict are this result's)
+    sdvchain: object | None = None
 
     @classmethod
     def of_general(cls, network: Network, engine: str, seed: int, blocks: list, verdict: Verdict, timings: dict,
@@ -164,7 +168,8 @@ class Result:
         if self.dag is not None:  # a layer DAG core: made when read (DenseNet-121: 1.2 G of them)
             return DagDiscardPaths(self.dag, lambda path: general_path_json(self.network, path))
         if not self.network.is_layered:
-            return [general_core_path(self.parts, self.network, d.layers, d.indices) for d in self.discarded]
+            return [general_path_json(self.network, (tuple(zip(d.layers, d.indices)), d.taps)) if d.taps is not None
+                    else general_core_path(self.parts, self.network, d.layers, d.indices) for d in self.discarded]
         if isinstance(self.discarded, DiscardedList):  # arrays: no record per path
             return [tuple(zip(b.layers, row)) for b in self.discarded.blocks() for row in b.nodes.tolist()]
         return [tuple(zip(d.layers, d.indices)) for d in self.discarded]
@@ -294,6 +299,17 @@ class Result:
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
+        if self.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's record or the repair's
+            record = next((d for d in self.discarded if tuple(zip(d.layers, d.indices)) == target[0] and d.taps == target[1]), None)
+            if record is not None:
+                certificate = record.certificate or [(t["index"], t["coef"]) for t in general_coordinates(net, self.basis, target)["coordinates"]]
+                terms = [(c, self.basis_path(i)) for i, c in certificate]
+                routes = self.sdvchain.substructures.paths
+                return {**answer, "status": "discarded",
+                        "substructure": None if record.substructure is None else [net.layers[l].name for l in routes[record.substructure].layers],
+                        "reason": sdvchain_reason(self, record),
+                        "certificate": [{"coef": c, "path": general_path_json(net, p), "index": i} for (c, p), (i, _) in zip(terms, certificate)],
+                        "verified": bool(terms) and check_general_certificate(net, target, terms)}
         located = locate_discard(self.dag, target) if self.dag is not None else None
         if located is not None and located[1].status == "discarded":  # a layer DAG core's discard: its ear and rule
             coords = self._general_coordinates(target)

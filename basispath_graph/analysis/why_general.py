@@ -12,12 +12,11 @@ addition (``analysis/general_coordinates.py``).
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from ..deah.local_witness import explain_local
 from ..errors import BadInput
-from ..general.model import GeneralNetwork
+from ..general.blocks import general_weight_endpoints
 from ..general.paths import GeneralPath, format_general_path, read_general_path_argument
 from ..store import Store
 from ..store.path_forms import stored_form
@@ -28,19 +27,6 @@ from ..store.described_rows import load_described
 from .general_coordinates import blocks_from_stored, check_general_certificate, general_coordinates, stored_general_path
 
 __all__ = ["GeneralSpelling", "general_weight_endpoints"]
-
-
-def general_weight_endpoints(net: GeneralNetwork, ids) -> list[list]:
-    """Each general weight id as ``[layer_a, index_a, layer_b, index_b, tap]`` (layer names)."""
-    starts = sorted((off, k) for k, off in net.connection_offsets.items())
-    offs = [o for o, _ in starts]
-    out = []
-    for w in ids or []:
-        off, k = starts[bisect.bisect_right(offs, int(w)) - 1]
-        c = net.connections[k]
-        i, j, tap = net.weight_ends(c, int(w) - off)
-        out.append([net.layers[c.source].name, i, net.layers[c.target].name, j, tap])
-    return out
 
 
 _WEIGHT_KEY = re.compile(r"^(\d+):(\d+)->(\d+):(\d+)$")

@@ -23,6 +23,17 @@ from .help import ENGINE_HELP
 from .progress import StageProgress
 
 
+def _print_union(console: Console, s: dict) -> None:
+    """A DEAH engine's raw union, its exact verdict, and the repair (applied or not)."""
+    raw = "certified" if s["raw_certified"] else f"NOT certified ({s['raw_defect']})"
+    console.print(f"{'faithful DEAH' if s['engine'] == 'deah' else 'deah-complete'} union: {s['raw_size']} paths, {raw}")
+    ra = s["repairs_by_action"]
+    if s["repairs"] or not s["repairs_needed"]:
+        console.print(f"repairs needed: {s['repairs']} ({ra['drop']} dropped, {ra['readmit']} re-admitted, {ra['add']} added)")
+    else:
+        console.print(f"repairs needed: {s['repairs_needed']} (not applied: --no-repair)")
+
+
 def _print_report(console: Console, s: dict) -> None:
     console.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/]: m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
     if s["engine"] in ("deah", "deah-complete"):
@@ -36,15 +47,7 @@ def _print_report(console: Console, s: dict) -> None:
             console.print(f"step 3 discarded {by['chain'] + by['head']} path(s): {by['chain']} in chains, {by['head']} by chain heads")
         else:
             console.print(f"step 3 discarded {sum(by.values())} path(s): " + ", ".join(f"{n} {k}" for k, n in by.items() if n))
-        raw = "certified" if s["raw_certified"] else f"NOT certified ({s['raw_defect']})"
-        console.print(f"{'faithful DEAH' if s['engine'] == 'deah' else 'deah-complete'} union: {s['raw_size']} paths, {raw}")
-        ra = s["repairs_by_action"]
-        if s["repairs"] or not s["repairs_needed"]:
-            console.print(
-                f"repairs needed: {s['repairs']} ({ra['drop']} dropped, {ra['readmit']} re-admitted, {ra['add']} added)"
-            )
-        else:
-            console.print(f"repairs needed: {s['repairs_needed']} (not applied: --no-repair)")
+        _print_union(console, s)
     else:
         console.print(f"skeleton (seed {s['seed']})")
     verdict = "[green]certified[/]" if s["certified"] else f"[red]NOT certified[/]: {s['defect']}"
@@ -167,11 +170,31 @@ def _print_dag_report(c: Console, parts: dict) -> None:
             "layer and one per edge of a spanning forest")
 
 
+def _print_sdvchain_report(c: Console, s: dict) -> None:
+    """Faithful deah on a layer DAG core (general/dag_sdvchain.py): Steps 1-3's counts, the raw
+    union's verdict and the repair."""
+    parts = s["parts"]
+    by = parts["discarded"]
+    c.print(f"deah on the core as a layer DAG: {parts['core_layers']} layers, {parts['core_connections']} connections, "
+            f"{parts['substructure_paths']} substructure path(s)")
+    c.print(f"Step 1: p_0 and {parts['selected'] - 1} ear(s): {parts['selected']} substructures; Step 2: "
+            f"{parts['candidates']} candidate path(s) in their B_r")
+    c.print(f"Step 3: {parts['chains']} chain(s), {parts['sdvchain_calls']} SDVChain call(s); discarded {by['chain'] + by['head']} "
+            f"path(s): {by['chain']} in chains, {by['head']} by chain heads")
+    c.print(f"extra layers and identity shortcuts: {parts['outside_core']} path(s), one per weight into or out of an extra "
+            "layer and one per edge of a spanning forest")
+    _print_union(c, s)
+    if s["certified"] and s["discarded"]:
+        c.print(f"certificates: {s['discarded']} discarded path(s), each verified by vector addition (method: {s['certificate_method']})")
+
+
 def _print_general_report(c: Console, s: dict) -> None:
     """A general network's report (docs/general-networks.md): skeleton, or a DEAH engine on the
     core (a layered core with taps, plus extra inputs and outputs such as biases)."""
     c.print(f"network [bold]{escape(s['network']) or '(unnamed)'}[/] (general): m = {s['m']}, H = {s['H']}, m - H = {s['m'] - s['H']}")
-    if s.get("parts", {}).get("core") == "layer DAG":
+    if s.get("parts", {}).get("core") == "layer DAG" and s["engine"] == "deah":
+        _print_sdvchain_report(c, s)
+    elif s.get("parts", {}).get("core") == "layer DAG":
         _print_dag_report(c, s["parts"])
     elif "core" not in s:
         c.print("skeleton: designated walks per layer, one path per trainable weight")

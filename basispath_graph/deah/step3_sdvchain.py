@@ -28,6 +28,7 @@ __all__ = [
     "build_q_sets",
     "sdvchain_pair",
     "run_step3",
+    "hop_keys",
 ]
 
 
@@ -150,8 +151,8 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     if not shared:
         return empty, empty, empty  # all paths are distinct: no unshared part repeats
     w_base, w_target = network.weight_ids(base), network.weight_ids(target)
-    sh_b, un_b = _columns(base.layers, shared)
-    sh_t, un_t = _columns(target.layers, shared)
+    sh_b, un_b = _columns(base, shared)
+    sh_t, un_t = _columns(target, shared)
     n_b = len(base)
     sk_all, _ = row_keys(np.concatenate([w_base[:, sh_b], w_target[:, sh_t]]))
     sk_b, sk_t = sk_all[:n_b], sk_all[n_b:]
@@ -198,8 +199,16 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     return q[keep], base_row[keep], star_row[j[keep]]
 
 
-def _columns(layers, shared):
-    hops = list(zip(layers, layers[1:]))
+def hop_keys(block) -> list:
+    """What Step 3 compares between substructures, one per hop of ``block``: the layer pair of a
+    layered network's hop (G^S edges are layer pairs), the connection index of a general one's
+    (``GeneralBlock.hops``: a layer DAG may join two layers by more than one connection)."""
+    hops = getattr(block, "hops", None)
+    return list(hops) if hops is not None else list(zip(block.layers, block.layers[1:]))
+
+
+def _columns(block, shared):
+    hops = hop_keys(block)
     return [k for k, h in enumerate(hops) if h in shared], [k for k, h in enumerate(hops) if h not in shared]
 
 
@@ -226,8 +235,8 @@ def run_step3(
             return
         alive[dst][rows] = False
         shared = set(shared_pairs)
-        sh_b, un_b = _columns(base.layers, shared)
-        sh_t, un_t = _columns(target.layers, shared)
+        sh_b, un_b = _columns(base, shared)
+        sh_t, un_t = _columns(target, shared)
         w_b = network.weight_ids(base.take(np.concatenate([ep_rows, star_rows])))
         w_t = network.weight_ids(target.take(rows))
         n = len(rows)

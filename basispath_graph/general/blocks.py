@@ -8,6 +8,7 @@ form of ``general.paths`` converts to and from it.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 from .model import GeneralNetwork
 
 __all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_general_paths", "general_path_json",
-           "connection_weights"]
+           "connection_weights", "general_weight_endpoints"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,16 @@ def general_path_json(net: GeneralNetwork, path) -> dict:
 def block_paths(net: GeneralNetwork, block: GeneralBlock) -> list[dict]:
     """The paths of a block in the export form ``{"nodes": [[name, index], ...], "taps": [...]}``."""
     return [general_path_json(net, p) for p in block_general_paths(net, block)]
+
+
+def general_weight_endpoints(net: GeneralNetwork, ids) -> list[list]:
+    """Each general weight id as ``[layer_a, index_a, layer_b, index_b, tap]`` (layer names)."""
+    starts = sorted((off, k) for k, off in net.connection_offsets.items())
+    offs = [o for o, _ in starts]
+    out = []
+    for w in ids or []:
+        off, k = starts[bisect.bisect_right(offs, int(w)) - 1]
+        c = net.connections[k]
+        i, j, tap = net.weight_ends(c, int(w) - off)
+        out.append([net.layers[c.source].name, i, net.layers[c.target].name, j, tap])
+    return out

@@ -168,10 +168,11 @@ def _summaries(run: DagRun) -> list[EarSummary]:
     return out
 
 
-def plan_dag_run(net: GeneralNetwork) -> DagRun:
+def plan_dag_run(net: GeneralNetwork, engine: str = "deah-complete") -> DagRun:
     """Steps 1-2 on ``net``'s layer DAG core: the decomposition, the designated walks and every
-    B_r's counts (what a stored run is rebuilt from: it is a function of the network)."""
-    core = dag_core(net, "deah-complete")
+    B_r's counts (what a stored run is rebuilt from: it is a function of the network). ``engine``
+    names the engine in a refusal (faithful deah plans the same Steps 1-2)."""
+    core = dag_core(net, engine)
     d = ear_decomposition(core)
     run = DagRun(d, walks_of(net, *_designations(d)))
     run.ears = _summaries(run)

@@ -25,7 +25,7 @@ from .model import GeneralNetwork
 from .paths import GeneralPath
 from .skeleton import designated_edges, designated_neighbour
 
-__all__ = ["DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["route_rows", "chain_starts", "weight_rows", "chain_rows", "DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
 
 
 def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.ndarray, forward: bool) -> np.ndarray:
@@ -44,6 +44,39 @@ def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.nda
 def _unused_weights(net: GeneralNetwork, k: int) -> np.ndarray:
     """Local ids of connection k's weights that are neither a direct edge nor a predecessor edge."""
     return np.setdiff1d(np.arange(net.connection_weights(net.connections[k]), dtype=np.int64), np.concatenate(designated_edges(net, k)))
+
+
+def chain_starts(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], p: int) -> np.ndarray:
+    """Neurons at route position p whose T_r chain starts there: the chain goes on from the layer
+    before when a neuron's predecessor edge is also a direct edge."""
+    z = np.arange(net.layers[layers[p]].size, dtype=np.int64)
+    if p > 0:
+        k = hops[p - 1]
+        z = z[designated_neighbour(net, k, designated_neighbour(net, k, z, True, None), False, None) != z]
+    return z
+
+
+def weight_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], h: int, local: np.ndarray) -> GeneralBlock:
+    """R_r(e) = in_r(u) + e + out_r(v) for connection ``hops[h]``'s weights ``local`` (local ids)."""
+    i, j, t = net.weight_ends(net.connections[hops[h]], local)
+    nodes = np.concatenate([_route_walk(net, hops, h, i, False), _route_walk(net, hops, h + 1, j, True)], axis=1)
+    taps = np.zeros((len(local), len(hops)), dtype=np.int64)
+    taps[:, h] = t
+    return GeneralBlock(layers, hops, nodes, taps)
+
+
+def chain_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], p: int, z: np.ndarray) -> GeneralBlock:
+    """T_r(z) = in_r(z) + out_r(z) for neurons ``z`` at route position p."""
+    nodes = np.concatenate([_route_walk(net, hops, p, z, False), _route_walk(net, hops, p, z, True)[:, 1:]], axis=1)
+    return GeneralBlock(layers, hops, nodes, np.zeros((len(z), len(hops)), dtype=np.int64))
+
+
+def route_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...]) -> GeneralBlock:
+    """Subroutine's B_r along a route, listed (faithful deah's Step 2, ``dag_sdvchain``): per hop
+    the rows of the weights r's walks do not use, then per layer its T_r chains; m_r - H_r rows."""
+    parts = [weight_rows(net, layers, hops, h, _unused_weights(net, k)) for h, k in enumerate(hops)]
+    parts += [chain_rows(net, layers, hops, p, chain_starts(net, layers, hops, p)) for p in range(len(layers))]
+    return GeneralBlock(layers, hops, np.concatenate([b.nodes for b in parts]), np.concatenate([b.taps for b in parts]))
 
 
 @dataclass(frozen=True)
@@ -108,10 +141,7 @@ class EarDiscards:
         """Neurons at route position p whose T_r chain starts there and is discarded (on the
         prefix side: does not reach a)."""
         net, hops = self.net, self.hops
-        z = np.arange(net.layers[self.layers[p]].size, dtype=np.int64)
-        if p > 0:  # the chain goes on from the layer before when z's predecessor edge is also a direct edge
-            k = hops[p - 1]
-            z = z[designated_neighbour(net, k, designated_neighbour(net, k, z, True, None), False, None) != z]
+        z = chain_starts(net, self.layers, hops, p)
         if p < self.a and len(z):
             fwd = _route_walk(net, hops, p, z, True)
             reach = np.ones(len(z), dtype=bool)
@@ -122,18 +152,9 @@ class EarDiscards:
 
     def _rows(self, part: DiscardPart, rows: np.ndarray) -> GeneralBlock:
         """The discards at ``rows`` (offsets inside ``part``) as one block along the route."""
-        net, hops = self.net, self.hops
-        taps = np.zeros((len(rows), len(hops)), dtype=np.int64)
         if part.kind == "weight":
-            k = hops[part.at]
-            local = _unused_weights(net, k)[rows]
-            i, j, t = net.weight_ends(net.connections[k], local)
-            nodes = np.concatenate([_route_walk(net, hops, part.at, i, False), _route_walk(net, hops, part.at + 1, j, True)], axis=1)
-            taps[:, part.at] = t
-        else:
-            z = self._chain_starts(part.at)[rows]
-            nodes = np.concatenate([_route_walk(net, hops, part.at, z, False), _route_walk(net, hops, part.at, z, True)[:, 1:]], axis=1)
-        return GeneralBlock(self.layers, hops, nodes, taps)
+            return weight_rows(self.net, self.layers, self.hops, part.at, _unused_weights(self.net, self.hops[part.at])[rows])
+        return chain_rows(self.net, self.layers, self.hops, part.at, self._chain_starts(part.at)[rows])
 
     def blocks(self) -> list[tuple[str, GeneralBlock]]:
         """Every discard, part by part, as (reason, block)."""

@@ -6,8 +6,9 @@ import json
 from collections.abc import Iterator, Sequence
 
 from ..errors import BadInput
-from ..export import summary
-from .blocks import block_paths
+from ..export import summary, union_fields
+from ..deah.step3_sdvchain import Discard
+from .blocks import block_paths, general_path_json, general_weight_endpoints
 from .dag_discards import discard_documents
 from .described import DescribedBasis, DescribedPaths
 from .lazy_blocks import LazyBlocks, path_count
@@ -20,7 +21,7 @@ from .model import GeneralNetwork
 EXPLICIT_EXPORT_PATHS = 1_000_000
 _PIECE_ROWS = 4096
 
-__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths"]
+__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths", "sdvchain_reason"]
 
 
 def general_basis_paths(result) -> Sequence[dict]:
@@ -47,6 +48,10 @@ def general_summary(result) -> dict:
         doc["core"] = summary(result.core)
     elif result.dag is not None:  # deah-complete on a layer DAG core: Step 1's ears, discards by rule
         doc["parts"] = result.parts
+    elif result.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's counts, the raw union, the repair
+        doc["parts"] = result.parts
+        doc.update(union_fields(result), discarded=len(result.discarded), certificate_method=result.certificate_method,
+                   certificates_rechecked=result.certificates_rechecked)
     return doc
 
 
@@ -109,6 +114,18 @@ def export_tail(result) -> dict:
             doc["discarded_on_demand"] = result.dag.discard_count
         else:
             doc["discarded"] = discard_documents(result.dag, result.basis)
+    elif result.sdvchain is not None and len(result.discarded) > LISTED_DAG_DISCARDS:
+        doc["parts"] = result.parts
+        doc["repairs"] = len(result.repairs)
+        doc["discarded_on_demand"] = len(result.discarded)
+    elif result.sdvchain is not None:  # faithful deah on a layer DAG core: every discard with its SDVChain call or repair
+        doc["parts"] = result.parts
+        doc["repairs"] = len(result.repairs)
+        doc["discarded"] = [
+            {"path": general_path_json(net, (tuple(zip(d.layers, d.indices)), d.taps)), "reason": sdvchain_reason(result, d),
+             "certificate": [{"coef": int(c), "index": int(i)} for i, c in (d.certificate or [])]}
+            for d in result.discarded
+        ]
     elif core is not None:
         doc["parts"] = result.parts
         doc["repairs"] = len(core.repairs)
@@ -121,7 +138,9 @@ def export_tail(result) -> dict:
 
 
 #: A layer-DAG run's export lists its discards with their certificates up to this many (each
-#: certificate's terms are looked up in the described basis); above, it gives their count.
+#: certificate's terms are looked up in the described basis, or made by exact elimination for
+#: faithful deah's); above, it gives their count, and faithful deah makes each certificate only
+#: when asked for (SqueezeNet 1.1: millions of discards and dropped paths).
 LISTED_DAG_DISCARDS = 100_000
 
 
@@ -135,3 +154,22 @@ def general_core_path(parts: dict, net: GeneralNetwork, layers, indices) -> dict
     """A core path (core layer positions, neuron indices) as a general path, tap 0 on every hop."""
     names = [parts["core_layers"][l] for l in layers]
     return {"nodes": [[n, int(i)] for n, i in zip(names, indices)], "taps": [0] * (len(names) - 1)}
+
+
+def sdvchain_reason(result, d) -> dict:
+    """Why faithful deah on a layer DAG core discarded ``d`` (``general/dag_sdvchain.py``), in the
+    shape of a layered run's SDVChain reason: the call (chain, pair of substructures by their
+    layers, the connections they share as layer pairs, Ep, UCP*, IEp and the path's shared
+    weights, ``[a, i, b, j, tap]``), or the repair that dropped it."""
+    r, net = d.reason, result.network
+    if not isinstance(r, Discard):
+        return {"step": "repair", "action": r.action}
+    paths = result.sdvchain.substructures.paths
+    names = lambda layers: [net.layers[l].name for l in layers]  # noqa: E731
+    return {
+        "step": r.step, "chain": r.chain,
+        "pair": {"from": names(paths[r.pair[0]].layers), "to": names(paths[r.pair[1]].layers)},
+        "shared_connections": [names((net.connections[k].source, net.connections[k].target)) for k in r.shared_pairs],
+        "ep": general_weight_endpoints(net, r.ep), "ucp_star": general_weight_endpoints(net, r.ucp_star),
+        "iep": general_weight_endpoints(net, r.iep), "shared": general_weight_endpoints(net, r.shared),
+    }

@@ -10,6 +10,7 @@ from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_
 from ..result import Result
 from ..solver import ENGINES
 from .dag_deah import run_dag_deah
+from .dag_sdvchain import solve_dag_sdvchain
 from .deah_solve import solve_general_deah
 from .model import GeneralNetwork
 from .paper_setting import reads_as_layer_dag
@@ -83,6 +84,10 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         # and its discards are counted per ear: the skeleton's guards
         check_skeleton(net, memory_limit, time_limit, "deah-complete")
         return solve_dag_deah(net, seed)
+    if engine == "deah" and reads_as_layer_dag(net):
+        # faithful deah on a layer DAG core (general/dag_sdvchain.py): every B_r listed, guarded there
+        return solve_dag_sdvchain(net, seed, repair=options.get("repair", True), relations=options.get("relations"),
+                                  memory_limit=memory_limit, time_limit=time_limit, certificates=options.get("certificates", True))
     if engine != "skeleton":
         if engine not in ENGINES:
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")

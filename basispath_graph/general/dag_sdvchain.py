@@ -1,0 +1,271 @@
+"""Faithful DEAH (engine "deah") on a network whose core is a layer DAG: the paper's SDVChain on
+the ear decomposition's substructures, its raw verdict, and a visible repair.
+
+Steps 1 and 2 are deah-complete's on a layer DAG (``layer_dag``, ``dag_deah``): P_ind^S is p_0 and
+one substructure per ear, and B_r is Subroutine's rows along each selected route, here listed
+(``dag_discards.route_rows``). Step 3 is the paper's (``deah.step3_sdvchain``, unchanged): path
+subdivision chains over the selected substructures in selection order, SDVChain from each
+member to the next and from the last to p_0, then each chain head against Q_t. On a layer DAG:
+
+- an **edge** of G^S is a core connection (two layers may be joined by more than one), so the
+  shared part of two substructures is the connections both routes run over;
+- p_a **subdivides** p_b when p_a visits every layer of p_b and more, and where a hop of p_b joins
+  two layers that are consecutive on p_a too, p_a goes over the same connection (Definition 6:
+  p_a replaces edges of p_b by paths through new layers).
+
+The raw union (every B'_r, plus one path per weight of the extra connections and the identity
+forest's paths, both as deah-complete makes them) is certified exactly; where it is not a basis
+the repair of ``solver._repair`` runs on it, every change recorded (drop, readmit, add), and the
+repaired basis is certified again. Every discard gets its certificate over the final basis by
+exact elimination. docs/deah-interpretation.md (D.5) has the readings.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
+from ..discarded import DiscardedPath
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
+from ..result import Repair, Result
+from ..verify import IncrementalBasis
+from .blocks import GeneralBlock, block_general_paths, block_weight_ids
+from .dag_deah import DagRun, plan_dag_run
+from .dag_discards import route_rows
+from .described import Family, family_block
+from .documents import LISTED_DAG_DISCARDS
+from .identity_forest import forest_blocks
+from .model import GeneralNetwork
+from .paths import certify_blocks
+from .skeleton import skeleton_of
+
+__all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
+
+
+@dataclass(frozen=True)
+class RouteSubstructure:
+    """A selected substructure path of a layer DAG: its layers and connections, source to sink."""
+
+    layers: tuple[int, ...]
+    connections: tuple[int, ...]
+
+    @property
+    def edges(self) -> tuple[int, ...]:
+        """Its G^S edges: the connections it runs over (what ``Relations.shared_pairs`` compares)."""
+        return self.connections
+
+    def subdivides(self, other: "RouteSubstructure") -> bool:
+        """p_self is a path subdivision of ``other`` (the module doc): strictly more layers, and
+        every hop of ``other`` that is a hop of self too over the same connection."""
+        mine, theirs = set(self.layers), set(other.layers)
+        if mine == theirs or not theirs <= mine:
+            return False
+        over = dict(zip(zip(self.layers, self.layers[1:]), self.connections))
+        return all(over.get(pair, k) == k for pair, k in zip(zip(other.layers, other.layers[1:]), other.connections))
+
+
+@dataclass
+class DagSubstructures:
+    """Step 1 on a layer DAG in the shape ``run_step3`` reads: the selected paths, p_0 first."""
+
+    paths: list[RouteSubstructure]
+    total: int  # |P^S|: source-sink paths of G^S, counted
+
+    @property
+    def selected(self) -> list[int]:
+        return list(range(len(self.paths)))
+
+    @property
+    def p0(self) -> int:
+        return 0
+
+
+class _GeneralWeights:
+    """``run_step3`` reads weight ids through ``network.weight_ids(block)``: a general network's."""
+
+    def __init__(self, net: GeneralNetwork):
+        self.net = net
+
+    def weight_ids(self, block: GeneralBlock) -> np.ndarray:
+        return block_weight_ids(self.net, block)
+
+
+@dataclass
+class SdvChainRun:
+    """Faithful DEAH's artifacts on a layer DAG core: Steps 1-2 (``plan``: the decomposition, the
+    walks, every B_r's counts), Step 1 as Step 3 reads it, the listed B_r, Step 3's chains, Q_t,
+    discards and survivors."""
+
+    plan: DagRun
+    substructures: DagSubstructures
+    bases: dict[int, GeneralBlock]
+    step3: Step3Result
+    parts: dict = field(default_factory=dict)
+
+    @property
+    def network(self) -> GeneralNetwork:
+        return self.plan.network
+
+    def kept_blocks(self) -> list[tuple[int, GeneralBlock]]:
+        """(substructure, B'_r) in selection order: the core part of the raw union."""
+        return [(n, self.bases[n].take(self.step3.alive[n])) for n in self.substructures.selected]
+
+
+def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
+    """Faithful deah lists every B_r: the layered engine's models over sum |B_r| (and x layers)."""
+    candidates = sum(e.rows for e in plan.ears)
+    layers = sum(e.rows * len(e.layers) for e in plan.ears)
+    what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
+    check_time(what, SECONDS["deah"], net.m, candidates, time_limit,
+               f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers)
+    if memory_limit is not None:
+        check_memory(what, MEMORY["deah"], net.m, candidates, memory_limit,
+                     f"use --engine deah-complete (described) or raise --max-memory-gb / {MEMORY_ENV}", candidate_layers=layers)
+
+
+def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
+    """One path per weight of every extra connection, in(u) + e + out(v) over the designated
+    walks, and the identity forest's paths: the parts of the basis outside the core, as
+    deah-complete has them (``dag_deah``)."""
+    walks = plan.walks
+    extra = [family_block(net, walks, Family(net, k, np.zeros(0, dtype=np.int64))) for k in plan.decomposition.core.extra_connections]
+    shortcuts = forest_blocks(
+        net,
+        lambda layer, rows: (walks.in_layers[layer], walks.in_hops[layer], walks.in_nodes[layer][rows]),
+        lambda layer, rows: (walks.out_layers[layer], walks.out_hops[layer], walks.out_nodes[layer][rows]),
+    )
+    return [b for b in extra + shortcuts if len(b)]
+
+
+def _one(net: GeneralNetwork, block: GeneralBlock, row: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple]:
+    """(layers, neurons, taps) of a block's path ``row``: taps None on identity hops."""
+    nodes, taps = block_general_paths(net, block.take([row]))[0]
+    return tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps
+
+
+def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
+    """Exact elimination on the raw union, as ``solver._repair``: kept paths greedily in order
+    (a dependent one is dropped), SDVChain's discards re-admitted in the order they were made while
+    the rank is short, then the skeleton's paths of the same walks."""
+    span = IncrementalBasis(None)
+    repairs: list[Repair] = []
+    kept: dict[int | None, list] = {}
+    for n, block in [(n, run.bases[n]) for n in run.substructures.selected] + [(None, b) for b in outside]:
+        rows = np.flatnonzero(run.step3.alive[n]) if n is not None else np.arange(len(block))
+        for row, w in zip(rows.tolist(), block_weight_ids(net, block.take(rows))):
+            if span.add(w):
+                kept.setdefault(n, []).append((block, row))
+            else:
+                layers, nodes, taps = _one(net, block, row)
+                repairs.append(Repair("drop", layers, nodes, n, taps))
+    readmitted: set[tuple[int, int]] = set()
+    for d in run.step3.discards:
+        if span.rank >= net.basis_size:
+            break
+        block = run.bases[d.substructure]
+        if span.add(block_weight_ids(net, block.take([d.row]))[0]):
+            kept.setdefault(d.substructure, []).append((block, d.row))
+            readmitted.add((d.substructure, d.row))
+            layers, nodes, taps = _one(net, block, d.row)
+            repairs.append(Repair("readmit", layers, nodes, d.substructure, taps))
+    if span.rank < net.basis_size:
+        for block in skeleton_of(net, run.plan.walks, outside):
+            for row, w in enumerate(block_weight_ids(net, block)):
+                if span.rank >= net.basis_size:
+                    break
+                if span.add(w):
+                    kept.setdefault(None, []).append((block, row))
+                    layers, nodes, taps = _one(net, block, row)
+                    repairs.append(Repair("add", layers, nodes, None, taps))
+    return _merged([block.take(np.array([row])) for rows in kept.values() for block, row in rows]), readmitted, repairs
+
+
+def _merged(blocks: list[GeneralBlock]) -> list[GeneralBlock]:
+    """Consecutive one-path blocks along the same route joined into one block."""
+    out: list[GeneralBlock] = []
+    for b in blocks:
+        if out and out[-1].layers == b.layers and out[-1].hops == b.hops:
+            last = out.pop()
+            b = GeneralBlock(b.layers, b.hops, np.concatenate([last.nodes, b.nodes]), np.concatenate([last.taps, b.taps]))
+        out.append(b)
+    return out
+
+
+def _certificates(net: GeneralNetwork, basis: list[GeneralBlock], discarded: list[DiscardedPath]) -> None:
+    """Each discard's coordinates over ``basis`` by exact elimination, re-added vector by vector
+    (``GeneralExpresser``)."""
+    from ..analysis.general_coordinates import GeneralExpresser
+
+    expresser = GeneralExpresser(net, basis)
+    for d in discarded:
+        d.certificate = expresser.express_path((tuple(zip(d.layers, d.indices)), d.taps))
+
+
+def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, relations=None,
+                       memory_limit: int | None = None, time_limit: float | None = None, certificates: bool = True) -> Result:
+    """Faithful DEAH on ``net`` read as a layer DAG core (the module doc): the certified basis
+    (repaired visibly when the raw union is not one; ``repair=False`` returns the raw union), the
+    raw verdict, SDVChain's discards with their records and certificates, and the run's artifacts
+    as ``result.sdvchain``. ``relations`` builds Step 3's ``Relations`` from Step 1 (a store's
+    Cypher; default in memory). ``seed`` is recorded: the choice rule of a layer DAG is per kind
+    (neuron 0, the same neuron, the group's first), as deah-complete's."""
+    t0 = time.perf_counter()
+    plan = plan_dag_run(net, "deah")
+    _guard(net, plan, memory_limit, time_limit)
+    layers = [e.layers for e in plan.ears]
+    substructures = DagSubstructures([RouteSubstructure(l, r) for l, r in zip(layers, plan.routes)],
+                                     plan.decomposition.substructure_count)
+    bases = {n: route_rows(net, s.layers, s.connections) for n, s in enumerate(substructures.paths)}
+    t1 = time.perf_counter()
+    rel: Relations = relations(substructures) if relations is not None else InMemoryRelations(substructures)
+    t2 = time.perf_counter()
+    step3 = run_step3(_GeneralWeights(net), substructures, bases, rel)
+    run = SdvChainRun(plan, substructures, bases, step3)
+    outside = outside_core(net, plan)
+    raw = [b for _, b in run.kept_blocks()] + outside
+    t3 = time.perf_counter()
+    raw_verdict = certify_blocks(net, [b for b in raw if len(b)])
+    t4 = time.perf_counter()
+    timings = {"step1-2": t1 - t0, "relations": t2 - t1, "step3": t3 - t2, "certify": t4 - t3}
+    repairs: list[Repair] = []
+    readmitted: set[tuple[int, int]] = set()
+    needed = 0
+    basis, verdict = [b for b in raw if len(b)], raw_verdict
+    if not raw_verdict.certified:
+        basis_r, readmitted, repairs = _repair(net, run, outside)
+        needed = len(repairs)
+        if repair:
+            basis = basis_r
+            verdict = certify_blocks(net, basis)
+        else:
+            readmitted, repairs = set(), []
+        timings["repair"] = time.perf_counter() - t4
+    discarded = []
+    for d in step3.discards:
+        if (d.substructure, d.row) not in readmitted:
+            layers_, nodes, taps = _one(net, bases[d.substructure], d.row)
+            discarded.append(DiscardedPath(layers_, nodes, d.substructure, d, taps=taps))
+    discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r, taps=r.taps) for r in repairs if r.action == "drop"]
+    t5 = time.perf_counter()
+    listed = certificates and verdict.certified and 0 < len(discarded) <= LISTED_DAG_DISCARDS  # above, each made when asked for (Result.why)
+    if listed:
+        _certificates(net, basis, discarded)
+    timings["certificates"] = time.perf_counter() - t5
+    run.parts = {
+        "core": "layer DAG", "core_layers": len(plan.decomposition.core.layers), "core_connections": len(plan.decomposition.core.connections),
+        "substructure_paths": substructures.total, "selected": len(substructures.paths), "chains": len(step3.chains),
+        "sdvchain_calls": step3.calls, "candidates": sum(len(b) for b in bases.values()),
+        "raw_kept": sum(int(a.sum()) for a in step3.alive.values()),
+        "discarded": {s: sum(d.step == s for d in step3.discards) for s in ("chain", "head")},
+        "outside_core": sum(map(len, outside)),
+    }
+    result = Result.of_general(net, "deah", seed, basis, verdict, timings, run.parts)
+    result.raw_verdict, result.discarded, result.repairs, result.repairs_needed = raw_verdict, discarded, repairs, needed
+    result.certificate_method = "global elimination" if listed else "global elimination, when asked" if discarded and verdict.certified else None
+    result.certificates_rechecked = len(discarded) if listed else 0
+    result.sdvchain = run
+    return result
+
