@@ -150,6 +150,8 @@ class GraphStore:
             big = (isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS) or is_described_run(result)
             basis = DescribedPaths(result.basis, network=network) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
             discarded = DagDiscardPaths(result.dag) if result.dag is not None else []  # a layer DAG core's: made when read
+            if result.sdvchain is not None:  # faithful deah on a layer DAG core: its records, in id order
+                discarded = [(tuple(zip(d.layers, d.indices)), d.taps) for d in result.discarded]
             return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, discarded, result)
         engine = engine or DEFAULT_ENGINE
         outcome = execute_run(self._store, network, engine, seed, **solve_options)

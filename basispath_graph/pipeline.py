@@ -28,7 +28,7 @@ from .network import Network
 from .solver import DEFAULT_ENGINE, SolveResult, solve
 from .store.artifacts import write_artifacts
 from .store.base import Store, StoreError
-from .store.dag_runs import write_dag_run
+from .store.dag_runs import write_dag_run, write_sdvchain_run
 from .store.described_deah import is_described_run, write_described_deah
 from .store.described_rows import write_described
 from .store.general_networks import ingest_general_network
@@ -282,6 +282,8 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
         write_described(store, run_id, form, result.basis, committed, on_write_stage, on_batch)
         if result.dag is not None:  # deah-complete on a layer DAG core: its substructures and blocks
             write_dag_run(store, run_id, result.dag, result.basis_size, committed, on_write_stage, on_batch)
+    elif result.sdvchain is not None:  # faithful deah on a layer DAG core: Step 1, Cypher's relations, every discard
+        write_sdvchain_run(store, run_id, result, committed, on_write_stage, on_batch)
     elif is_described_run(result):  # a DEAH run held described: its rule and plan, the explicit paths
         write_described_deah(store, run_id, result, form, committed, on_write_stage, on_batch)
     else:
@@ -293,13 +295,14 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     _kill_point("complete")
     # The raw union: the core's (before any repair) and the paths of the other parts.
     raw = core.raw_verdict if core is not None else None
+    engine_run = core if core is not None else result if result.sdvchain is not None else None  # its repairs and discards
     store.run(
         "complete_run", id=run_id, finished=now(), basis_size=result.basis_size, certified=result.certified,
-        raw_certified=raw.certified if raw is not None else result.certified,
-        raw_size=raw.size + result.basis_size - core.basis_size if raw is not None else result.basis_size,
-        repairs=len(core.repairs) if core is not None else 0,
-        repairs_needed=core.repairs_needed if core is not None else 0,
-        discarded=len(core.discarded) if core is not None else result.dag.discard_count if result.dag is not None else 0,
+        raw_certified=raw.certified if raw is not None else result.raw_verdict.certified if engine_run is not None else result.certified,
+        raw_size=raw.size + result.basis_size - core.basis_size if raw is not None else result.raw_verdict.size if engine_run is not None else result.basis_size,
+        repairs=len(engine_run.repairs) if engine_run is not None else 0,
+        repairs_needed=engine_run.repairs_needed if engine_run is not None else 0,
+        discarded=len(engine_run.discarded) if engine_run is not None else result.dag.discard_count if result.dag is not None else 0,
         timings=json.dumps({k: round(v, 6) for k, v in all_timings.items()}),
     )
     return GeneralOutcome(run_id, result, all_timings, committed.rows if committed is not None else 0)

@@ -14,7 +14,6 @@ from pathlib import Path
 from ..network import kind_counts
 from ..deah.step3_complete import COMPLETE_STEPS
 from ..deah.step3_sdvchain import SDVCHAIN_STEPS
-from ..errors import BadInput
 from ..export import discards_by_step
 from ..general.paper_setting import UnsupportedFeature, reads_as_layer_dag
 from ..general.skeleton import UnsupportedIdentity
@@ -25,6 +24,7 @@ from ..solver import solve
 from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
 from ..store.dag_runs import load_dag_run
+from ..general.dag_deah import plan_dag_run
 from ..store.path_forms import stored_form
 from ..store.runs import network_key, stored_plan
 from ..timing import STEP_ORDER
@@ -176,6 +176,13 @@ def _dag_values(run) -> dict:
             "certificate_max": None, "repairs": 0}
 
 
+def _sdvchain_values(run) -> dict:
+    """The DEAH rows of faithful deah on a layer DAG core (``general/dag_sdvchain.py``)."""
+    parts = run.parts
+    return {"substructure_paths": parts["substructure_paths"], "R": parts["selected"], "chains": parts["chains"],
+            "chain_discards": parts["discarded"]["chain"], "head_discards": parts["discarded"]["head"]}
+
+
 def _sizes(net) -> dict:
     """m, H, |B| = m - H and, for a general network, its layers and connections by kind."""
     values = {"m": net.m, "H": net.H, "basis_size": net.basis_size}
@@ -200,6 +207,10 @@ def column_from_general(label: str, result) -> Column:
         values.update({k: v for k, v in core_values.items() if k not in values})
     elif result.dag is not None:
         values.update(_dag_values(result.dag), raw_certified=result.certified)
+    elif result.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's counts, the raw union, the repair
+        lengths = [len(d.certificate) for d in result.discarded]
+        values.update(_sdvchain_values(result.sdvchain), raw_certified=result.raw_verdict.certified, repairs=len(result.repairs),
+                      certificate_max=max(lengths, default=0) if result.certificate_method == "global elimination" else None)
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in _step_timings(result.timings).items()})
 
 
@@ -226,6 +237,10 @@ def _general_column(store: Store, r: dict, label: str | None) -> Column:
         values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r, form))
     elif r["engine"] == "deah-complete" and r["status"] == "complete" and reads_as_layer_dag(net):  # a layer DAG core
         values.update(_dag_values(load_dag_run(store, r["id"], net, r)), raw_certified=r["raw_certified"])
+    elif r["engine"] == "deah" and r["status"] == "complete" and reads_as_layer_dag(net):  # faithful deah on a layer DAG core
+        # its stored records and certificates; P^S is counted (only the selected routes are nodes)
+        values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r))
+        values["substructure_paths"] = plan_dag_run(net, "deah").decomposition.substructure_count
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
 

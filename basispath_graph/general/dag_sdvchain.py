@@ -9,9 +9,9 @@ member to the next and from the last to p_0, then each chain head against Q_t. O
 
 - an **edge** of G^S is a core connection (two layers may be joined by more than one), so the
   shared part of two substructures is the connections both routes run over;
-- p_a **subdivides** p_b when p_a visits every layer of p_b and more, and where a hop of p_b joins
-  two layers that are consecutive on p_a too, p_a goes over the same connection (Definition 6:
-  p_a replaces edges of p_b by paths through new layers).
+- p_a **subdivides** p_b when p_a visits every layer of p_b and more (Definition 6: p_a replaces
+  edges of p_b by paths through new layers; a spec joins two layers by one trainable connection
+  at most, so the layers name the connections), as Cypher's ``SUBDIVIDES`` reads it.
 
 The raw union (every B'_r, plus one path per weight of the extra connections and the identity
 forest's paths, both as deah-complete makes them) is certified exactly; where it is not a basis
@@ -58,13 +58,16 @@ class RouteSubstructure:
         return self.connections
 
     def subdivides(self, other: "RouteSubstructure") -> bool:
-        """p_self is a path subdivision of ``other`` (the module doc): strictly more layers, and
-        every hop of ``other`` that is a hop of self too over the same connection."""
+        """p_self is a path subdivision of ``other`` (the module doc): it visits every layer of
+        ``other`` and more. (A spec joins two layers by one trainable connection at most, so a hop
+        of ``other`` between two layers consecutive on self is self's hop too.)"""
         mine, theirs = set(self.layers), set(other.layers)
-        if mine == theirs or not theirs <= mine:
-            return False
-        over = dict(zip(zip(self.layers, self.layers[1:]), self.connections))
-        return all(over.get(pair, k) == k for pair, k in zip(zip(other.layers, other.layers[1:]), other.connections))
+        return mine != theirs and theirs <= mine
+
+    @property
+    def u_size(self) -> int:
+        """|U_r| is not counted on a layer DAG (P^S is not listed): -1, as stored."""
+        return -1
 
 
 @dataclass
@@ -109,6 +112,11 @@ class SdvChainRun:
     def network(self) -> GeneralNetwork:
         return self.plan.network
 
+    @property
+    def step1(self) -> DagSubstructures:
+        """Step 1 as a layered run's ``DeahResult.step1`` reads (the store's one writer uses it)."""
+        return self.substructures
+
     def kept_blocks(self) -> list[tuple[int, GeneralBlock]]:
         """(substructure, B'_r) in selection order: the core part of the raw union."""
         return [(n, self.bases[n].take(self.step3.alive[n])) for n in self.substructures.selected]
@@ -149,7 +157,8 @@ def _one(net: GeneralNetwork, block: GeneralBlock, row: int) -> tuple[tuple[int,
 def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
     """Exact elimination on the raw union, as ``solver._repair``: kept paths greedily in order
     (a dependent one is dropped), SDVChain's discards re-admitted in the order they were made while
-    the rank is short, then the skeleton's paths of the same walks."""
+    the rank is short, then the skeleton's paths of the same walks. Returns the basis as
+    (substructure or None, block) pairs, the re-admitted (substructure, row) and the repairs."""
     span = IncrementalBasis(None)
     repairs: list[Repair] = []
     kept: dict[int | None, list] = {}
@@ -180,7 +189,8 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
                     kept.setdefault(None, []).append((block, row))
                     layers, nodes, taps = _one(net, block, row)
                     repairs.append(Repair("add", layers, nodes, None, taps))
-    return _merged([block.take(np.array([row])) for rows in kept.values() for block, row in rows]), readmitted, repairs
+    basis = [(n, b) for n, rows in kept.items() for b in _merged([block.take(np.array([row])) for block, row in rows])]
+    return basis, readmitted, repairs
 
 
 def _merged(blocks: list[GeneralBlock]) -> list[GeneralBlock]:
@@ -225,21 +235,21 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     step3 = run_step3(_GeneralWeights(net), substructures, bases, rel)
     run = SdvChainRun(plan, substructures, bases, step3)
     outside = outside_core(net, plan)
-    raw = [b for _, b in run.kept_blocks()] + outside
+    raw = [(n, b) for n, b in run.kept_blocks() + [(None, b) for b in outside] if len(b)]  # (substructure, block)
     t3 = time.perf_counter()
-    raw_verdict = certify_blocks(net, [b for b in raw if len(b)])
+    raw_verdict = certify_blocks(net, [b for _, b in raw])
     t4 = time.perf_counter()
     timings = {"step1-2": t1 - t0, "relations": t2 - t1, "step3": t3 - t2, "certify": t4 - t3}
     repairs: list[Repair] = []
     readmitted: set[tuple[int, int]] = set()
     needed = 0
-    basis, verdict = [b for b in raw if len(b)], raw_verdict
+    basis, verdict = raw, raw_verdict
     if not raw_verdict.certified:
-        basis_r, readmitted, repairs = _repair(net, run, outside)
+        repaired, readmitted, repairs = _repair(net, run, outside)
         needed = len(repairs)
         if repair:
-            basis = basis_r
-            verdict = certify_blocks(net, basis)
+            basis = repaired
+            verdict = certify_blocks(net, [b for _, b in basis])
         else:
             readmitted, repairs = set(), []
         timings["repair"] = time.perf_counter() - t4
@@ -252,7 +262,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     t5 = time.perf_counter()
     listed = certificates and verdict.certified and 0 < len(discarded) <= LISTED_DAG_DISCARDS  # above, each made when asked for (Result.why)
     if listed:
-        _certificates(net, basis, discarded)
+        _certificates(net, [b for _, b in basis], discarded)
     timings["certificates"] = time.perf_counter() - t5
     run.parts = {
         "core": "layer DAG", "core_layers": len(plan.decomposition.core.layers), "core_connections": len(plan.decomposition.core.connections),
@@ -262,7 +272,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         "discarded": {s: sum(d.step == s for d in step3.discards) for s in ("chain", "head")},
         "outside_core": sum(map(len, outside)),
     }
-    result = Result.of_general(net, "deah", seed, basis, verdict, timings, run.parts)
+    result = Result.of_general(net, "deah", seed, [b for _, b in basis], verdict, timings, run.parts)
+    result.basis_substructures = [n for n, _ in basis]
     result.raw_verdict, result.discarded, result.repairs, result.repairs_needed = raw_verdict, discarded, repairs, needed
     result.certificate_method = "global elimination" if listed else "global elimination, when asked" if discarded and verdict.certified else None
     result.certificates_rechecked = len(discarded) if listed else 0

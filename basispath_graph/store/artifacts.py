@@ -11,7 +11,7 @@ import numpy as np
 from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList
-from ..network import blocks_from_json
+from ..general.blocks import GeneralBlock, block_general_paths
 from ..solver import Repair, SolveResult
 from . import resume
 from .base import ArrowStrings, Ragged, Store
@@ -40,7 +40,7 @@ def _discard_row(run_id: str, k: int, form: LayeredForm, reason, bases) -> dict:
             substructure=reason.substructure,
             chain=reason.chain,
             pair=list(reason.pair),
-            shared_pairs=[form.edge_code(a, b) for a, b in reason.shared_pairs],
+            shared_pairs=[form.hop_code(key) for key in reason.shared_pairs],
             ep=_weights(form, reason.ep),
             ucp_star=_weights(form, reason.ucp_star),
             iep=_weights(form, reason.iep),
@@ -93,7 +93,8 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
     basis = result.basis if basis is None else basis
     stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
 
-    deah = result.deah if result is not None else None
+    # the DEAH artifacts: a layered run's, or faithful deah's on a layer DAG core (same shape)
+    deah = (result.deah if result.deah is not None else result.sdvchain) if result is not None else None
     if deah is not None:
         write_subdivision_sets(store, run_id, deah, bulk, stage, committed)
 
@@ -104,7 +105,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
         discarded_blocks = discarded.blocks()
         discarded_subs = discarded.subs
     else:
-        discarded_blocks = blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in discarded])
+        discarded_blocks = form.discarded_blocks(discarded)
         discarded_subs = np.array([-1 if d.substructure is None else d.substructure for d in discarded], dtype=np.int64)
     kept_columns = form.path_columns(run_id, basis, 0, True)
     n = len(kept_columns["id"])
@@ -208,16 +209,16 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
 def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, n: int, bulk, stage) -> None:
     """The discard records, re-admissions and certificates of faithful deah (and of any run with
     repairs), one record at a time: SDVChain's calls, repairs."""
-    deah = result.deah
-    readmitted = {(r.layers, r.indices) for r in result.repairs if r.action != "drop"}
+    deah = result.deah if result.deah is not None else result.sdvchain
+    readmitted = {(r.layers, r.indices, r.taps) for r in result.repairs if r.action != "drop"}
     # Only re-admitted paths need their basis id looked up (rare: repairs only).
     index_of = {}
     if readmitted:
         i = 0
         for block in result.basis:
-            for row in block.nodes.tolist():
-                if (block.layers, tuple(row)) in readmitted:
-                    index_of[(block.layers, tuple(row))] = i
+            for key in _row_keys(result.network, block):
+                if key in readmitted:
+                    index_of[key] = i
                 i += 1
     records, reasons, certs = [], [], []
     for k, d in enumerate(result.discarded):
@@ -226,16 +227,23 @@ def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, 
         certs.extend((f"{run_id}:{n + k}", f"{run_id}:{i}", c) for i, c in d.certificate)
     # Paths SDVChain discarded that the repair re-admitted keep both records.
     for disc in deah.step3.discards:
-        block = deah.bases[disc.substructure]
-        key = (block.layers, tuple(block.nodes[disc.row].tolist()))
+        key = _row_keys(result.network, deah.bases[disc.substructure].take([disc.row]))[0]
         if key in readmitted:
             records.append(_discard_row(run_id, len(records), form, disc, deah.bases))
             reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
     for r in result.repairs:
         if r.action != "drop":
             records.append(_discard_row(run_id, len(records), form, r, deah.bases))
-            reasons.append((f"{run_id}:{index_of[(r.layers, r.indices)]}", records[-1]["uid"]))
+            reasons.append((f"{run_id}:{index_of[(r.layers, r.indices, r.taps)]}", records[-1]["uid"]))
     bulk("insert_discards", _columns(records))
     bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
     stage("certificates")
     bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})
+
+
+def _row_keys(network, block) -> list[tuple]:
+    """(layers, neurons, taps) of every path of a block, as ``Repair`` records name a path: taps
+    None for a layered path, None on a general path's identity hops."""
+    if isinstance(block, GeneralBlock):
+        return [(tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps) for nodes, taps in block_general_paths(network, block)]
+    return [(block.layers, tuple(row), None) for row in block.nodes.tolist()]

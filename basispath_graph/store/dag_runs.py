@@ -23,8 +23,9 @@ from ..general.dag_deah import DagRun, plan_dag_run
 from ..general.model import GeneralNetwork
 from . import resume
 from .base import Store, StoreError
+from .relations import StoreRelations
 
-__all__ = ["substructure_columns", "block_rows", "write_dag_run", "load_dag_run"]
+__all__ = ["substructure_columns", "block_rows", "write_dag_run", "write_sdvchain_run", "load_dag_run"]
 
 
 def substructure_columns(run_id: str, run: DagRun) -> dict[str, list]:
@@ -62,6 +63,38 @@ def write_dag_run(store: Store, run_id: str, run: DagRun, basis_size: int, commi
     blocks = block_rows(run_id, run, basis_size)
     stage("blocks")
     bulk("insert_described_blocks", {k: [r[k] for r in blocks] for k in blocks[0]})
+
+
+def write_sdvchain_run(store: Store, run_id: str, result, committed=None, on_stage=None, on_batch=None) -> None:
+    """Store faithful deah's run on a layer DAG core (``general/dag_sdvchain.py``): its selected
+    substructures, between which Cypher derives SUBDIVIDES and SHARES_EDGE (checked against the
+    relations Step 3 read: StoreError when they differ), then U_r sets, chains, kept and
+    discarded paths, discard records and certificates by the one writer (``store/artifacts.py``,
+    spelled by ``DagForm``)."""
+    from .artifacts import write_artifacts  # artifacts reads the solver, which reads the general engines
+    from .path_forms import DagForm
+
+    run = result.sdvchain
+    stage, bulk = resume.writer(store, run_id, committed, on_stage, on_batch)
+    stage("substructures")
+    bulk("insert_substructure_paths", substructure_columns(run_id, run.plan))
+    resume.derive(store, "compute_subdivides", committed, run=run_id)
+    resume.derive(store, "compute_shares_edge", committed, run=run_id)
+    _check_relations(store, run_id, run)
+    write_artifacts(store, run_id, result, on_stage, on_batch, committed, form=DagForm(result.network), basis=result.blocks)
+
+
+def _check_relations(store: Store, run_id: str, run) -> None:
+    """Cypher's SUBDIVIDES and SHARES_EDGE of a faithful layer-DAG run equal those Step 3 read
+    (``RouteSubstructure``): the graph holds the relations the run was made with."""
+    net = run.network
+    stored = StoreRelations.read(store, run_id, len(net.layers) - 1)
+    paths = run.substructures.paths
+    for a in range(len(paths)):
+        for b in range(len(paths)):
+            shared = tuple(sorted(net.hop[(x, y, True)] for x, y in stored.shared_pairs(a, b)))
+            if a != b and (stored.subdivides(a, b) != paths[a].subdivides(paths[b]) or shared != tuple(sorted(set(paths[a].edges) & set(paths[b].edges)))):
+                raise StoreError(f"run {run_id}: Cypher's relations between substructures {a} and {b} differ from the ones Step 3 read; not stored")
 
 
 def load_dag_run(store: Store, run_id: str, network: GeneralNetwork, row: dict) -> DagRun:

@@ -29,11 +29,12 @@ import numpy as np
 
 from ..general.blocks import GeneralBlock
 from ..general.model import GeneralNetwork
-from ..network import Network, PathBlock
+from ..general.paths import path_block
+from ..network import Network, PathBlock, blocks_from_json
 from .base import ArrowStrings, Ragged, Store
 from .general_artifacts import general_path_columns, general_path_texts
 
-__all__ = ["LayeredForm", "GeneralForm", "stored_form", "core_network"]
+__all__ = ["LayeredForm", "GeneralForm", "DagForm", "stored_form", "core_network"]
 
 
 class LayeredForm:
@@ -62,6 +63,14 @@ class LayeredForm:
     def weights(self, ids) -> np.ndarray:
         """Core weight ids as stored weight ids (any shape)."""
         return np.asarray(ids, dtype=np.int64)
+
+    def hop_code(self, key) -> int:
+        """A hop key of Step 3 (``step3_sdvchain.hop_keys``: a core layer pair) as an edge code."""
+        return self.edge_code(*key)
+
+    def discarded_blocks(self, discarded) -> list:
+        """Discard records (``DiscardedPath``: core layers and neurons) as blocks of paths."""
+        return blocks_from_json([[[l, i] for l, i in zip(d.layers, d.indices)] for d in discarded])
 
     def texts(self, layers: Sequence[int], nodes) -> ArrowStrings:
         """The stored text of every row of ``nodes`` (a path along core ``layers``)."""
@@ -130,6 +139,36 @@ class GeneralForm(LayeredForm):
         run's basis, core paths first)."""
         general = [b if isinstance(b, GeneralBlock) else self.block(b.layers, b.nodes) for b in blocks]
         return general_path_columns(run_id, self.network, general, start_id, kept)
+
+
+class DagForm(GeneralForm):
+    """Faithful deah on a layer DAG core (``general/dag_sdvchain.py``): the engine works in the
+    general network's own terms (layers, general weight ids, paths with taps); Step 3's hop keys
+    are connections, stored as the edge code of their layer pair (one trainable connection per
+    pair)."""
+
+    def __init__(self, network: GeneralNetwork) -> None:
+        super().__init__(network)
+        self.positions = np.arange(len(network.layers), dtype=np.int64)
+
+    def weights(self, ids) -> np.ndarray:
+        return np.asarray(ids, dtype=np.int64)
+
+    def hop_code(self, key) -> int:
+        c = self.network.connections[key]
+        return self.edge_code(c.source, c.target)
+
+    def discarded_blocks(self, discarded) -> list:
+        """Discard records with their taps (identity hops: None) as general blocks, consecutive
+        records along the same route in one."""
+        out: list[GeneralBlock] = []
+        for d in discarded:
+            b = path_block(self.network, (tuple(zip(d.layers, d.indices)), d.taps))
+            if out and (out[-1].layers, out[-1].hops) == (b.layers, b.hops):
+                last = out.pop()
+                b = GeneralBlock(b.layers, b.hops, np.concatenate([last.nodes, b.nodes]), np.concatenate([last.taps, b.taps]))
+            out.append(b)
+        return out
 
 
 def core_network(network: GeneralNetwork, positions: Sequence[int]) -> Network:

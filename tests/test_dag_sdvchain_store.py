@@ -1,0 +1,84 @@
+"""Faithful deah on a layer DAG core in the store (issue 28, item 4; ``store/dag_runs.write_sdvchain_run``),
+on both backends: the selected substructures with Cypher's SUBDIVIDES and SHARES_EDGE (the
+relations Step 3 read), chains, every discard with its SDVChain call or repair and a certificate
+that checks; ``why`` by id and by path, ``GraphStore.load``, ``compare`` as for a run solved now."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from basispath_graph import solve_general
+from basispath_graph.analysis.compare import column_from_general, column_from_run
+from basispath_graph.analysis.why import explain
+from basispath_graph.deah.step3_sdvchain import Discard
+from basispath_graph.general.blocks import general_path_json
+from basispath_graph.general.model import parse_general
+from basispath_graph.graph_store import open_store as open_graph_store
+from basispath_graph.pipeline import execute_general_run
+from basispath_graph.store import open_store
+
+from .conftest import BACKEND_PARAMS, module_store
+from .test_dag_deah_store import FIRE
+
+
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def stored(request, tmp_path_factory):
+    uri = module_store(request, tmp_path_factory, "dag-sdvchain")
+    net = parse_general(FIRE, "<spec>", 10**6)
+    with open_store(uri, write=True) as store:
+        outcome = execute_general_run(store, net, "deah")
+    return uri, outcome.run_id, net, solve_general(net, "deah")
+
+
+def _path(d) -> tuple:
+    return tuple(zip(d.layers, d.indices)), d.taps
+
+
+def test_the_run_and_cyphers_relations_are_stored(stored):
+    uri, run_id, net, result = stored
+    run = result.sdvchain
+    assert not result.raw_verdict.certified and result.repairs  # this network needs the repair: it is stored too
+    with open_store(uri) as store:
+        (row,) = store.run("get_run", id=run_id)
+        subdivides = {(r["a"], r["b"]) for r in store.run("read_subdivides", run=run_id)}
+        shares = {(r["a"], r["b"]) for r in store.run("read_shares_edge", run=run_id)}
+    assert (row["certified"], row["raw_certified"], row["discarded"]) == (True, False, len(result.discarded))
+    paths = run.substructures.paths
+    n = len(paths)
+    assert subdivides == {(a, b) for a in range(n) for b in range(n) if a != b and set(paths[b].layers) < set(paths[a].layers)}
+    assert shares == {(a, b) for a in range(n) for b in range(a + 1, n) if set(paths[a].edges) & set(paths[b].edges)}
+
+
+def test_why_answers_every_discard_with_its_record_and_certificate(stored):
+    uri, run_id, net, result = stored
+    first = result.basis_size
+    with open_store(uri) as store:
+        for k, d in enumerate(result.discarded):
+            by_id = explain(store, run_id, str(first + k))
+            by_path = explain(store, run_id, json.dumps(general_path_json(net, _path(d))))
+            assert by_id == by_path and by_id["status"] == "discarded" and by_id["verified"]
+            reason = by_id["reason"]
+            if isinstance(d.reason, Discard):
+                assert (reason["step"], reason["chain"]) == (d.reason.step, d.reason.chain)
+                assert reason["shared_layers"] == [[net.layers[net.connections[c].source].name, net.layers[net.connections[c].target].name]
+                                                   for c in d.reason.shared_pairs]
+            else:
+                assert (reason["step"], reason["action"]) == ("repair", d.reason.action)
+            expected = {(c, json.dumps(general_path_json(net, result.basis_path(i)))) for i, c in d.certificate}
+            assert {(t["coef"], json.dumps(t["path"])) for t in by_id["certificate"]} == expected
+
+
+def test_load_and_compare_give_what_the_solve_gives(stored):
+    uri, run_id, net, result = stored
+    with open_graph_store(str(uri), read_only=True) as graph:
+        run = graph.load(run_id)
+    assert run.basis_size == result.basis_size and run.certified
+    assert list(run.discarded_paths) == [_path(d) for d in result.discarded]
+    with open_store(uri) as store:
+        stored_values = column_from_run(store, run_id).values
+    now = column_from_general("now", result).values
+    assert {k: stored_values[k] for k in now} == now
+    assert (now["R"], now["chains"], now["repairs"]) == (len(result.sdvchain.substructures.paths), len(result.sdvchain.step3.chains),
+                                                         len(result.repairs))
