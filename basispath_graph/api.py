@@ -103,8 +103,7 @@ def load_general(source, *, max_weights: int | None = DEFAULT_MAX_WEIGHTS) -> Ne
 def default_engine(network: Network) -> str:
     """The engine ``solve`` uses when none is named: ``deah-complete`` on a layered network (the
     paper's setting), ``skeleton`` on a general one (it reads every general network; the DEAH
-    engines read those whose core is in the paper's setting, deah-complete also a core that is a
-    layer DAG: name them to use them).
+    engines read those whose core is in the paper's setting or a layer DAG: name them to use them).
 
     Returns
     -------

@@ -230,14 +230,17 @@ def test_a_deah_engine_run_is_stored_the_same_way(store_uri):
 def test_a_network_the_engine_does_not_read_is_refused_leaving_no_trace(store_uri, tmp_path):
     store = str(store_uri)
     spec = json.loads(BLOCK.read_text())
-    spec["connections"][1] = {"from": "stem", "to": "conv1", "kind": "diagonal"}  # a kept BatchNorm in the core
-    path = tmp_path / "diagonal.json"
+    # conv1 fed from the input and read only by an extra output: on no path to the main output
+    spec["layers"].append({"name": "aux", "size": 1})
+    spec["connections"][1] = {"from": "input", "to": "conv1", "kind": "dense"}
+    spec["connections"][2] = {"from": "stem", "to": "conv2", "kind": "dense"}
+    spec["connections"].append({"from": "conv1", "to": "aux"})
+    path = tmp_path / "aux.json"
     path.write_text(json.dumps(spec))
-    # faithful deah reads layered cores only (deah-complete reads this one as a layer DAG: test_dag_deah_store.py)
     r = cli("run", str(path), "--store", store, "--engine", "deah", check=2)
     assert r.stdout == "" and r.stderr == (
-        f"error: {path}: engine deah reads dense connections between the layers of the network's core only; "
-        "stem -> conv1 is diagonal; solve it with --engine skeleton\n")
+        f"error: {path}: engine deah needs every layer of the core on a path to the main output fc; conv1 leads only to "
+        "other outputs; solve it with --engine skeleton\n")
     assert json.loads(cli("runs", "--store", store, "--json", check=0).stdout) == []
     assert _query(store, "MATCH (n:Network) RETURN count(n) AS n") == [{"n": 0}]
 

@@ -72,7 +72,7 @@ def _print_report(console: Console, s: dict) -> None:
 
 def solve_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
-    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections): skeleton by default; deah-complete and deah in the paper's setting, deah-complete also a core that is a layer DAG (branches, concatenations, BatchNorm per consumer: docs/general-networks.md)."),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help=ENGINE_HELP + " A general spec (layers, connections): skeleton by default; deah-complete and deah in the paper's setting or on a core that is a layer DAG (branches, concatenations, BatchNorm per consumer: docs/general-networks.md)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shared choice rule (0 = identity order)."),
     export: Optional[Path] = typer.Option(None, "--export", help="Write the basis as JSON to this file: every path, or for a general network's skeleton of over a million paths the described basis (a few numbers per neuron; docs/general-networks.md)."),
     export_paths: Optional[Path] = typer.Option(None, "--export-paths", help="Write every path of the basis as JSON to this file, streamed a block at a time (a big network's file is large: about 1 kB per path)."),

@@ -189,18 +189,18 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
                     kept.setdefault(None, []).append((block, row))
                     layers, nodes, taps = _one(net, block, row)
                     repairs.append(Repair("add", layers, nodes, None, taps))
-    basis = [(n, b) for n, rows in kept.items() for b in _merged([block.take(np.array([row])) for block, row in rows])]
+    basis = [(n, b) for n, rows in kept.items() for b in _taken(rows)]
     return basis, readmitted, repairs
 
 
-def _merged(blocks: list[GeneralBlock]) -> list[GeneralBlock]:
-    """Consecutive one-path blocks along the same route joined into one block."""
+def _taken(rows: list[tuple[GeneralBlock, int]]) -> list[GeneralBlock]:
+    """(block, row) pairs as blocks: each run of rows of one block taken at once."""
     out: list[GeneralBlock] = []
-    for b in blocks:
-        if out and out[-1].layers == b.layers and out[-1].hops == b.hops:
-            last = out.pop()
-            b = GeneralBlock(b.layers, b.hops, np.concatenate([last.nodes, b.nodes]), np.concatenate([last.taps, b.taps]))
-        out.append(b)
+    start = 0
+    for k in range(1, len(rows) + 1):
+        if k == len(rows) or rows[k][0] is not rows[start][0]:
+            out.append(rows[start][0].take(np.array([r for _, r in rows[start:k]], dtype=np.int64)))
+            start = k
     return out
 
 

@@ -46,9 +46,11 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         connection in (unless an input) and out (unless an output), or whose identity edges form
         chains; linear time. "deah-complete" / "deah": a network in the paper's setting (a layered core of dense
         connections) plus kernel taps, biases and other extra inputs and outputs
-        (``general.deah_solve``, docs/general-networks.md); deah-complete also a core that is a
-        layer DAG (branches, concatenations, diagonal and grouped connections: ``general.dag_deah``,
-        its artifacts as ``result.dag``).
+        (``general.deah_solve``, docs/general-networks.md); both also a core that is a
+        layer DAG (branches, concatenations, diagonal and grouped connections: deah-complete by
+        ``general.dag_deah``, its artifacts as ``result.dag``; faithful deah by
+        ``general.dag_sdvchain``, as ``result.sdvchain``, its raw verdict and repairs as for a
+        layered run).
     seed, options
         Go to the layered ``solve`` on the core (DEAH engines). ``memory_limit`` (bytes) and
         ``time_limit`` (seconds) refuse (``ResourceLimit``) before starting when the estimate is

@@ -161,14 +161,14 @@ class DagForm(GeneralForm):
     def discarded_blocks(self, discarded) -> list:
         """Discard records with their taps (identity hops: None) as general blocks, consecutive
         records along the same route in one."""
-        out: list[GeneralBlock] = []
+        runs: list[list[GeneralBlock]] = []
         for d in discarded:
             b = path_block(self.network, (tuple(zip(d.layers, d.indices)), d.taps))
-            if out and (out[-1].layers, out[-1].hops) == (b.layers, b.hops):
-                last = out.pop()
-                b = GeneralBlock(b.layers, b.hops, np.concatenate([last.nodes, b.nodes]), np.concatenate([last.taps, b.taps]))
-            out.append(b)
-        return out
+            if runs and (runs[-1][0].layers, runs[-1][0].hops) == (b.layers, b.hops):
+                runs[-1].append(b)
+            else:
+                runs.append([b])
+        return [GeneralBlock(r[0].layers, r[0].hops, np.concatenate([b.nodes for b in r]), np.concatenate([b.taps for b in r])) for r in runs]
 
 
 def core_network(network: GeneralNetwork, positions: Sequence[int]) -> Network:
