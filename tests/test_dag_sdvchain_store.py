@@ -19,6 +19,7 @@ from basispath_graph.graph_store import open_store as open_graph_store
 from basispath_graph.pipeline import execute_general_run
 from basispath_graph.store import open_store
 
+from .cli_runner import cli
 from .conftest import BACKEND_PARAMS, module_store
 from .test_dag_deah_store import FIRE
 
@@ -82,3 +83,27 @@ def test_load_and_compare_give_what_the_solve_gives(stored):
     assert {k: stored_values[k] for k in now} == now
     assert (now["R"], now["chains"], now["repairs"]) == (len(result.sdvchain.substructures.paths), len(result.sdvchain.step3.chains),
                                                          len(result.repairs))
+
+
+def test_a_killed_run_resumes_to_the_same_graph(tmp_path):
+    """Killed while writing its discard records, the run resumes keeping what it committed and
+    ends with every record and certificate, as a run never killed."""
+    spec = tmp_path / "fire.json"
+    spec.write_text(json.dumps(FIRE))
+    env = {"BASISPATH_BATCH_ROWS": "10", "BASISPATH_COPY_THRESHOLD": "1000000"}
+    store = str(tmp_path / "store")
+    killed = cli("run", str(spec), "--store", store, "--engine", "deah", "-q", env={**env, "BASISPATH_KILL_AT": "discards:batch:1"})
+    assert killed.returncode == -9
+    (row,) = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
+    assert (row["status"], row["stage"]) == ("incomplete", "discards")
+    resumed = json.loads(cli("run", "--resume", row["id"], "--store", store, "--json", env=env, check=0).stdout)
+    assert resumed["certified"] and resumed["resumed_rows"] > 0
+    whole = str(tmp_path / "whole")
+    cli("run", str(spec), "--store", whole, "--engine", "deah", "-q")
+    (other,) = json.loads(cli("runs", "--store", whole, "--json", check=0).stdout)
+    net = parse_general(FIRE, "<spec>", 10**6)
+    result = solve_general(net, "deah")
+    with open_store(store) as a, open_store(whole) as b:
+        for k in range(result.basis_size, result.basis_size + len(result.discarded)):
+            one, two = explain(a, row["id"], str(k)), explain(b, other["id"], str(k))
+            assert {**one, "run": None} == {**two, "run": None} and one["verified"]
