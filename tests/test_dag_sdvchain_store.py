@@ -19,7 +19,7 @@ from basispath_graph.graph_store import open_store as open_graph_store
 from basispath_graph.pipeline import execute_general_run
 from basispath_graph.store import open_store
 
-from .cli_runner import cli
+from .cli_runner import cli, run_in_process
 from .conftest import BACKEND_PARAMS, module_store
 from .test_dag_deah_store import FIRE
 
@@ -107,3 +107,12 @@ def test_a_killed_run_resumes_to_the_same_graph(tmp_path):
         for k in range(result.basis_size, result.basis_size + len(result.discarded)):
             one, two = explain(a, row["id"], str(k)), explain(b, other["id"], str(k))
             assert {**one, "run": None} == {**two, "run": None} and one["verified"]
+
+
+def test_show_labels_the_run_with_its_selection_and_discards(stored, tmp_path, monkeypatch, capsys):
+    uri, run_id, net, result = stored
+    r = run_in_process(["show", run_id, "--store", str(uri), "--format", "dot"], tmp_path, monkeypatch, capsys)
+    assert r.returncode == 0, r.stderr
+    core = result.sdvchain.plan.decomposition.core
+    assert (f"core: {len(core.layers)} layers, |P^S| = {result.parts['substructure_paths']}, R = {result.parts['selected']}, "
+            f"{len(result.discarded)} discarded") in r.stdout

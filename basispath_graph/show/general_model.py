@@ -11,6 +11,7 @@ from ..store import Store
 from ..store.general_networks import load_general_network
 from ..store.path_forms import stored_form
 from ..general.paper_setting import reads_as_layer_dag
+from ..general.dag_deah import plan_dag_run
 from ..store.dag_runs import load_dag_run
 from ..store.described_deah import kept_paths_per_layer, load_described_deah
 
@@ -87,6 +88,10 @@ def load_general_overview(store: Store, row: dict) -> GeneralOverview:
         dag = load_dag_run(store, row["id"], net, store.run("get_run", id=row["id"])[0])
         core = set(dag.decomposition.core.layers)
         substructures, selected = dag.decomposition.substructure_count, len(dag.ears)
+    elif row["engine"] == "deah" and reads_as_layer_dag(net):  # faithful deah on a layer DAG: P^S counted, the selected stored
+        plan = plan_dag_run(net, "deah")
+        core = set(plan.decomposition.core.layers)
+        substructures, selected = plan.decomposition.substructure_count, len(plan.ears)
     return GeneralOverview(
         id=row["id"], engine=row["engine"], status=row["status"], name=row["name"] or "", m=int(row["m"]), H=int(row["H"]),
         basis_size=row["basis_size"], certified=row["certified"],
