@@ -26,6 +26,11 @@ def _path(layers, indices) -> list[list[int]]:
     return [[int(l), int(i)] for l, i in zip(layers, indices)]
 
 
+#: What each action of the repair means, as ``why`` says it.
+REPAIR_DETAILS = {"drop": "dropped: dependent on the paths kept before it", "readmit": "re-admitted: it raises the rank",
+                  "add": "added: a skeleton path was needed to reach m - H"}
+
+
 def reason_document(result: "Result", d: DiscardedPath) -> dict:
     """Why a path was discarded, in the shape of the rule that discarded it.
 

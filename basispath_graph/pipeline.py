@@ -245,7 +245,9 @@ def execute_general_run(store: Store, network: GeneralNetwork, engine: str = "sk
     kept paths (``KEPT``); with a DEAH engine also every artifact of the layered run on the
     network's core (Step 1's substructure paths and relations, subdivision sets, chains, the
     discarded paths with their rule records and certificates), in general path form, by the same
-    writer as a layered run (``store/artifacts.py``, ``store/path_forms.py``). The run is
+    writer as a layered run (``store/artifacts.py``, ``store/path_forms.py``); a DEAH engine on a
+    layer DAG core stores its own artifacts (``store/dag_runs.py``: deah-complete's description,
+    faithful deah's substructures, Cypher's relations, records and certificates). The run is
     'complete' only once everything is written; ``resume`` redoes a killed run by id, keeping the
     rows it committed (the solve is deterministic). ``solve_options``: ``memory_limit``,
     ``time_limit``."""

@@ -11,7 +11,7 @@ index], ...], "taps": [...]}`` for a general one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -277,16 +277,18 @@ class Result:
             index -= len(block)
         raise IndexError(index)
 
-    def _discard_record(self, layers, indices):
+    def _discard_record(self, layers, indices, taps=None):
+        """The discard record of a path (``taps``: a general path's, for faithful deah on a layer DAG)."""
         for d in self.discarded:
-            if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices):
+            if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices) and d.taps == taps:
                 return d
         return None
 
-    def _discard_answer(self, run: "Result", record, path_json, target, check) -> dict:
-        """status, substructure, reason (the rule, from ``run``: this result or its core),
-        certificate over this result's basis and its re-check by vector addition."""
-        reason = record_document(run, record)["reason"]
+    def _discard_answer(self, run: "Result", record, path_json, target, check, reason: dict | None = None) -> dict:
+        """status, substructure, reason (the rule, from ``run``: this result or its core; or
+        ``reason`` as given), certificate over this result's basis and its re-check by vector
+        addition."""
+        reason = reason if reason is not None else record_document(run, record)["reason"]
         indices = [(int(i), int(c)) for i, c in (record.certificate or [])]
         terms = [(c, self.basis_path(i)) for i, c in indices]
         spell = (lambda p: [[int(l), int(i)] for l, i in zip(*p)]) if self.network.is_layered else (
@@ -300,16 +302,16 @@ class Result:
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
         if self.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's record or the repair's
-            record = next((d for d in self.discarded if tuple(zip(d.layers, d.indices)) == target[0] and d.taps == target[1]), None)
+            record = self._discard_record(tuple(l for l, _ in target[0]), tuple(i for _, i in target[0]), target[1])
             if record is not None:
-                certificate = record.certificate or [(t["index"], t["coef"]) for t in general_coordinates(net, self.basis, target)["coordinates"]]
-                terms = [(c, self.basis_path(i)) for i, c in certificate]
+                if not record.certificate and self.certified:  # above LISTED_DAG_DISCARDS: made now
+                    coords = general_coordinates(net, self.basis, target)["coordinates"]
+                    record = replace(record, certificate=[(t["index"], t["coef"]) for t in coords])
                 routes = self.sdvchain.substructures.paths
-                return {**answer, "status": "discarded",
-                        "substructure": None if record.substructure is None else [net.layers[l].name for l in routes[record.substructure].layers],
-                        "reason": sdvchain_reason(self, record),
-                        "certificate": [{"coef": c, "path": general_path_json(net, p), "index": i} for (c, p), (i, _) in zip(terms, certificate)],
-                        "verified": bool(terms) and check_general_certificate(net, target, terms)}
+                check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
+                found = self._discard_answer(self, record, answer["path"], target, check, sdvchain_reason(self, record))
+                return {**answer, **found,
+                        "substructure": None if record.substructure is None else [net.layers[l].name for l in routes[record.substructure].layers]}
         located = locate_discard(self.dag, target) if self.dag is not None else None
         if located is not None and located[1].status == "discarded":  # a layer DAG core's discard: its ear and rule
             coords = self._general_coordinates(target)

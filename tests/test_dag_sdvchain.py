@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
+
 from hypothesis import HealthCheck, given, settings
 
 from basispath_graph import solve_general
@@ -17,6 +19,7 @@ from basispath_graph.general.dag_sdvchain import outside_core
 from basispath_graph.general.model import parse_general
 
 from .cli_runner import cli
+from .reference_sdvchain import sdvchain_pair_reference
 from .test_dag_deah import _named, layer_dag_specs
 from .test_general_networks import exact_rank, oracle_H, oracle_m, oracle_paths, oracle_vector
 
@@ -25,6 +28,11 @@ SMALL_FIRE = {"name": "fire", "layers": [{"name": "x", "size": 2}, {"name": "s",
         "connections": [{"from": "x", "to": "s"}, {"from": "s", "to": "e1"}, {"from": "s", "to": "e3", "taps": 9},
                         {"from": "e1", "to": "bn", "kind": "diagonal"}, {"from": "e1", "to": "y"},
                         {"from": "e3", "to": "y"}, {"from": "bn", "to": "y"}]}
+
+
+#: A layer DAG (found by the property test's generator) whose raw union needs the repair's drops
+#: and re-admissions; identity shortcuts and an extra output beside.
+READMIT = {"name": "readmit", "layers": [{"name": "x", "size": 2}, {"name": "h0", "size": 1}, {"name": "h1", "size": 2}, {"name": "h2", "size": 2}, {"name": "h3", "size": 2}, {"name": "h4", "size": 2}, {"name": "y", "size": 2}, {"name": "aux", "size": 1}], "connections": [{"from": "x", "to": "h0", "kind": "dense", "taps": 1}, {"from": "x", "to": "h1", "kind": "dense", "taps": 2}, {"from": "h0", "to": "h2", "kind": "dense", "taps": 1}, {"from": "x", "to": "h3", "kind": "grouped", "taps": 1, "groups": 2}, {"from": "h2", "to": "h3", "kind": "dense", "taps": 1}, {"from": "h0", "to": "h3", "kind": "dense", "taps": 2}, {"from": "h0", "to": "h4", "kind": "dense", "taps": 3}, {"from": "h1", "to": "h4", "kind": "diagonal", "taps": 2}, {"from": "h1", "to": "h4", "kind": "identity"}, {"from": "h3", "to": "h4", "kind": "dense", "taps": 2}, {"from": "h0", "to": "h1", "kind": "dense", "taps": 1}, {"from": "h1", "to": "h2", "kind": "grouped", "taps": 2, "groups": 2}, {"from": "h3", "to": "y", "kind": "grouped", "taps": 1, "groups": 2}, {"from": "h3", "to": "y", "kind": "identity"}, {"from": "h4", "to": "y", "kind": "dense", "taps": 1}, {"from": "h4", "to": "aux", "kind": "dense"}]}
 
 
 def _paths(net, block) -> list:
@@ -38,6 +46,57 @@ def _subdivides(a, b) -> bool:
         return False
     at = {l: k for k, l in enumerate(a.layers)}
     return all(at[x] < at[y] for x, y in zip(b.layers, b.layers[1:]))
+
+
+class _Weights:
+    def __init__(self, net):
+        self.net = net
+
+    def weight_ids(self, block):
+        return block_weight_ids(self.net, block)
+
+
+def _reference_step3(net, run):
+    """Chains (greedy over the selection order, each stretched by every later set that
+    subdivides its tail; heads in no earlier chain), Q_t (per other chain, its last non-head
+    member sharing a connection with the head, not in t's chain) and the discards of every call
+    by the literal SDVChain loop, on layer pairs (one connection per pair)."""
+    paths = run.substructures.paths
+    order, chains, in_chain = list(range(1, len(paths))), [], set()
+    for i, head in enumerate(order):
+        if head in in_chain:
+            continue
+        chain = [head]
+        for cand in order[i + 1:]:
+            if _subdivides(paths[cand], paths[chain[-1]]):
+                chain.append(cand)
+        in_chain.update(chain)
+        chains.append(chain)
+    shares = lambda a, b: set(paths[a].edges) & set(paths[b].edges)  # noqa: E731
+    q_sets = []
+    for t, chain in enumerate(chains):
+        q = []
+        for u, other in enumerate(chains):
+            sharing = [idx for idx in other[1:] if shares(chain[0], idx)] if u != t else []
+            if sharing and sharing[-1] not in chain and sharing[-1] not in q:
+                q.append(sharing[-1])
+        q_sets.append(q)
+    alive = {n: np.ones(len(b), dtype=bool) for n, b in run.bases.items()}
+    out = []
+
+    def call(step, t, src, dst):
+        pairs = tuple((net.connections[k].source, net.connections[k].target) for k in sorted(shares(src, dst)))
+        found = sorted(sdvchain_pair_reference(_Weights(net), pairs, run.bases[src], run.bases[dst], alive[dst]))
+        for row, ep, star, iep, shared in found:
+            alive[dst][row] = False
+            out.append((dst, row, step, t, (src, dst), ep, star, iep, shared))
+
+    for t, (chain, q) in enumerate(zip(chains, q_sets), start=1):
+        for src, dst in zip(chain + [0], chain[1:] + [0]):
+            call("chain", t, src, dst)
+        for src in q:
+            call("head", t, src, chain[0])
+    return chains, q_sets, out
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -56,10 +115,11 @@ def test_faithful_deah_on_layer_dags_against_brute_force(spec):
         assert len(set(rows)) == len(rows) == run.plan.ears[n].rows
         assert all(p in all_paths for p in rows)
         assert exact_rank([oracle_vector(p) for p in rows]) == len(rows)
-    # Step 3's chains: every member subdivides the one before; heads in no other chain
-    for chain in run.step3.chains:
-        for a, b in zip(chain, chain[1:]):
-            assert _subdivides(run.substructures.paths[b], run.substructures.paths[a])
+    # Step 3 replayed independently: chains by brute-force subdivision, Q_t, and every SDVChain
+    # call by the literal loop of Appendix C (tests/reference_sdvchain.py) over the same B_r
+    chains, q_sets, expected = _reference_step3(net, run)
+    assert run.step3.chains == chains and run.step3.q_sets == q_sets
+    assert [(d.substructure, d.row, d.step, d.chain, d.pair, d.ep, d.ucp_star, d.iep, d.shared) for d in run.step3.discards] == expected
     # each discard's record splits the path: its weights on the shared connections and the rest
     for d in result.discarded:
         if not isinstance(d.reason, Discard):
@@ -120,7 +180,7 @@ def test_fire_module_by_hand_raw_union_repaired_visibly(tmp_path):
     assert [len(run.bases[n]) for n in range(3)] == [11, 40, 11]
     assert run.step3.chains == [[1], [2]] and run.step3.q_sets == [[], []] and run.step3.calls == 2
     discards = [d for d in r.discarded if d.reason.__class__ is Discard]
-    assert {(d.reason.step, d.reason.pair) for d in discards} <= {("chain", (1, 0)), ("chain", (2, 0))}
+    assert {(d.reason.step, d.reason.pair) for d in discards} == {("chain", (1, 0)), ("chain", (2, 0))}
     assert r.raw_verdict.size == 62 - len(discards) > net.m - net.H == 55
     assert Counter(x.action for x in r.repairs) == Counter({"drop": r.raw_verdict.size - 55})
     assert r.certified and r.basis_size == 55
@@ -128,10 +188,11 @@ def test_fire_module_by_hand_raw_union_repaired_visibly(tmp_path):
     d = discards[0]
     answer = r.why({"nodes": [[net.layers[l].name, i] for l, i in zip(d.layers, d.indices)], "taps": list(d.taps)})
     assert answer["status"] == "discarded" and answer["verified"] and answer["reason"]["step"] == "chain"
-    assert answer["reason"]["pair"]["to"] == ["x", "s", "e1", "bn", "y"] and answer["reason"]["shared_connections"][0] == ["x", "s"]
+    assert answer["reason"]["pair"]["to"] == ["x", "s", "e1", "bn", "y"] and answer["reason"]["shared_layers"][0] == ["x", "s"]
     dropped = next(x for x in r.repairs if x.action == "drop")
     answer = r.why({"nodes": [[net.layers[l].name, i] for l, i in zip(dropped.layers, dropped.indices)], "taps": list(dropped.taps)})
-    assert answer["status"] == "discarded" and answer["reason"] == {"step": "repair", "action": "drop"} and answer["verified"]
+    assert answer["status"] == "discarded" and answer["verified"]
+    assert answer["reason"] == {"step": "repair", "action": "drop", "detail": "dropped: dependent on the paths kept before it"}
     # the CLI: the report, --no-repair (exit 1), the export with every discard's reason and certificate, verify
     spec = tmp_path / "fire.json"
     spec.write_text(json.dumps(SMALL_FIRE))
@@ -158,3 +219,18 @@ def test_faithful_deah_refuses_a_layer_dag_over_the_limits_in_one_line(tmp_path)
         f"error: {spec}: deah (62 candidate paths in the B_r of 3 substructures of a layer DAG) would take about ")
     assert r.stderr.endswith("; use --engine deah-complete (described) or raise --max-seconds / BASISPATH_MAX_SECONDS\n")
     assert r.stderr.count("\n") == 1
+
+
+def test_a_repair_that_readmits_sdvchain_discards():
+    """Re-admitted paths are kept (``why`` says so) and keep no discard record; the repair's
+    records name their substructure; the basis is certified."""
+    net = parse_general(READMIT, "<spec>", 10**6)
+    r = solve_general(net, "deah")
+    readmits = [x for x in r.repairs if x.action == "readmit"]
+    assert readmits and all(x.substructure is not None for x in readmits) and r.certified
+    for x in readmits:
+        assert r._discard_record(x.layers, x.indices, x.taps) is None
+        path = {"nodes": [[net.layers[l].name, i] for l, i in zip(x.layers, x.indices)], "taps": list(x.taps)}
+        assert r.why(path)["status"] == "kept"
+    sdv = {(d.reason.substructure, d.reason.row) for d in r.discarded if isinstance(d.reason, Discard)}
+    assert len(sdv) + len(readmits) == len(r.sdvchain.step3.discards)

@@ -22,15 +22,25 @@ from basispath_graph.store import open_store
 from .cli_runner import cli, run_in_process
 from .conftest import BACKEND_PARAMS, module_store
 from .test_dag_deah_store import FIRE
+from .test_dag_sdvchain import READMIT
 
 
 @pytest.fixture(scope="module", params=BACKEND_PARAMS)
-def stored(request, tmp_path_factory):
+def backend(request, tmp_path_factory):
+    """A store with the faithful runs of the two networks (FIRE: drops; READMIT: drops and re-admissions)."""
     uri = module_store(request, tmp_path_factory, "dag-sdvchain")
-    net = parse_general(FIRE, "<spec>", 10**6)
+    runs = {}
     with open_store(uri, write=True) as store:
-        outcome = execute_general_run(store, net, "deah")
-    return uri, outcome.run_id, net, solve_general(net, "deah")
+        for spec in (FIRE, READMIT):
+            net = parse_general(spec, "<spec>", 10**6)
+            runs[spec["name"]] = execute_general_run(store, net, "deah").run_id, net, solve_general(net, "deah")
+    return uri, runs
+
+
+@pytest.fixture(params=["fire-dag", "readmit"])
+def stored(request, backend):
+    uri, runs = backend
+    return (uri, *runs[request.param])
 
 
 def _path(d) -> tuple:
@@ -116,3 +126,48 @@ def test_show_labels_the_run_with_its_selection_and_discards(stored, tmp_path, m
     core = result.sdvchain.plan.decomposition.core
     assert (f"core: {len(core.layers)} layers, |P^S| = {result.parts['substructure_paths']}, R = {result.parts['selected']}, "
             f"{len(result.discarded)} discarded") in r.stdout
+
+
+def test_result_why_and_stored_why_give_one_answer(stored):
+    """Every discard and every re-admitted path: the solve's ``Result.why`` and the stored run's
+    ``why`` name the same status (a discard: substructure and rule) (a re-admission: the repair, with the
+    SDVChain call it undid as "earlier" in the store) and the same certificate."""
+    uri, run_id, net, result = stored
+    paths = [general_path_json(net, _path(d)) for d in result.discarded]
+    paths += [general_path_json(net, ((tuple(zip(x.layers, x.indices))), x.taps)) for x in result.repairs if x.action == "readmit"]
+    with open_store(uri) as store:
+        for p in paths:
+            mine, theirs = result.why(p), explain(store, run_id, json.dumps(p))
+            assert mine["status"] == theirs["status"]
+            assert [(t["coef"], t["path"]) for t in mine["certificate"]] == [(t["coef"], t["path"]) for t in theirs["certificate"]]
+            if mine["status"] == "discarded":
+                assert mine["substructure"] == theirs["substructure"] and mine["reason"] == theirs["reason"]
+                assert mine["verified"] and theirs["verified"]
+            else:  # re-admitted: kept, the stored run says by which repair and what SDVChain had done
+                assert (theirs["reason"]["step"], theirs["reason"]["action"], theirs["reason"]["earlier"]["step"]) == ("repair", "readmit", "chain")
+
+
+def test_above_the_listed_certificates_the_records_stay_and_certificates_are_made_when_asked(tmp_path, monkeypatch):
+    """With more discards than LISTED_DAG_DISCARDS (here 2) no certificate is made while solving
+    or stored; ``why`` (solve and store) still names the SDVChain call or repair, and makes the
+    certificate over the basis then; the export gives the count; compare has no largest one."""
+    from basispath_graph.analysis import compare
+    from basispath_graph.general import dag_sdvchain, documents
+
+    for module in (dag_sdvchain, documents, compare):
+        monkeypatch.setattr(module, "LISTED_DAG_DISCARDS", 2)
+    net = parse_general(FIRE, "<spec>", 10**6)
+    result = solve_general(net, "deah")
+    assert len(result.discarded) > 2 and all(not d.certificate for d in result.discarded)
+    assert result.certificate_method == "global elimination, when asked" and result.certificates_rechecked == 0
+    assert result.export()["discarded_on_demand"] == len(result.discarded)
+    assert column_from_general("now", result).values["certificate_max"] is None
+    uri = str(tmp_path / "store")
+    with open_store(uri, write=True, create=True) as store:
+        run_id = execute_general_run(store, net, "deah").run_id
+    with open_store(uri) as store:
+        assert column_from_run(store, run_id).values["certificate_max"] is None
+        for d in result.discarded:
+            mine, theirs = result.why(general_path_json(net, _path(d))), explain(store, run_id, json.dumps(general_path_json(net, _path(d))))
+            assert mine["reason"] == theirs["reason"] and mine["reason"]["step"] in ("chain", "head", "repair")
+            assert mine["verified"] and theirs["verified"] and mine["certificate"]

@@ -34,7 +34,7 @@ def test_vectorised_sdvchain_pair_equals_the_literal_loop(net, seed, mask_seed):
             assert sorted(r for r, *_ in expected) == rows.tolist()
             # same group (Ep_j) and the same UCP_j* for every discarded row
             wb = net.weight_ids(bases[src])
-            sh, un = _columns(bases[src].layers, set(shared))
+            sh, un = _columns(bases[src], set(shared))
             got = {
                 int(r): (tuple(wb[e, un].tolist()), tuple(wb[s, sh].tolist()))
                 for r, e, s in zip(rows, ep_rows, star_rows)

@@ -25,6 +25,7 @@ from ..store import Store
 from ..store.general_networks import general_network_key, load_general_network
 from ..store.dag_runs import load_dag_run
 from ..general.dag_deah import plan_dag_run
+from ..general.dag_discards import LISTED_DAG_DISCARDS
 from ..store.path_forms import stored_form
 from ..store.runs import network_key, stored_plan
 from ..timing import STEP_ORDER
@@ -241,6 +242,8 @@ def _general_column(store: Store, r: dict, label: str | None) -> Column:
         # its stored records and certificates; P^S is counted (only the selected routes are nodes)
         values.update(raw_certified=r["raw_certified"], repairs=r["repairs"], **_deah_values(store, r))
         values["substructure_paths"] = plan_dag_run(net, "deah").decomposition.substructure_count
+        if int(store.run("get_run", id=r["id"])[0]["discarded"] or 0) > LISTED_DAG_DISCARDS:  # certificates made when asked, none stored
+            values["certificate_max"] = None
     timings = json.loads(r["timings"]) if r["timings"] else {}
     return Column(label or column_label(r["name"] or r["id"], r["engine"]), f"run {r['id']}", values, _step_timings(timings))
 

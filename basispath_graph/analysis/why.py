@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..deah.local_witness import explain_local
 from ..errors import BadInput
+from ..export import REPAIR_DETAILS
 from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
 from .why_dag import dag_answer
@@ -178,10 +179,7 @@ def _substructure_layers(store: Store, ctx: RunContext, idxs) -> dict:
 
 def _reason(store: Store, ctx: RunContext, spell, d: dict, path=None, terms=()) -> dict:
     if d["step"] == "repair":
-        what = {"drop": "dropped: dependent on the paths kept before it",
-                "readmit": "re-admitted: it raises the rank",
-                "add": "added: a skeleton path was needed to reach m - H"}
-        return {"step": "repair", "action": d["action"], "detail": what.get(d["action"], d["action"])}
+        return {"step": "repair", "action": d["action"], "detail": REPAIR_DETAILS.get(d["action"], d["action"])}
     if d["step"] in ("prefix", "suffix", "local"):  # deah-complete's rules (export.reason_document's shape)
         sub = d.get("substructure", -1)
         layers = _substructure_layers(store, ctx, [sub])
@@ -266,7 +264,11 @@ def explain(store: Store, run_id: str, path: str) -> dict:
         verified = True
     else:
         if not terms and spell.without_certificate:  # a general DEAH run stored before its discards were
-            return spell.coordinates(path, text, row)
+            answer = spell.coordinates(path, text, row)
+            if reasons:  # a stored rule whose certificate is made when asked for (faithful deah on a layer DAG, many discards)
+                answer.update(reason=_main_reason(store, ctx, spell, row, reasons, target, []),
+                              substructure=spell.answer_head(target, row, "discarded")["substructure"])
+            return answer
         parsed = [(int(c["coef"]), spell.stored_path(c)) for c in terms]
         certificate = [spell.term(coef, p, c) for (coef, p), c in zip(parsed, terms)]
         verified = bool(parsed) and spell.check(target, parsed)

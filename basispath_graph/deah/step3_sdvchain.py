@@ -36,7 +36,7 @@ class Relations:
     """The two relations Step 3 needs between selected substructure paths.
 
     ``subdivides(a, b)``: p_a is a path subdivision of p_b. ``shared_pairs(a, b)``: the G^S edges
-    (layer pairs) both paths have. A graph store answers them with Cypher (``SUBDIVIDES`` and
+    both paths have, as ``hop_keys`` (layer pairs; connections on a layer DAG). A graph store answers them with Cypher (``SUBDIVIDES`` and
     ``SHARES_EDGE``); ``InMemoryRelations`` computes them from the layer sets.
     """
 
@@ -75,7 +75,7 @@ class Discard:
     step: str
     chain: int  # t, 1-based
     pair: tuple[int, int]  # (from idx, to idx): based on original B_from, discarding from B'_to
-    shared_pairs: tuple[tuple[int, int], ...]  # shared layer pairs E(p_from) & E(p_to)
+    shared_pairs: tuple  # shared G^S edges E(p_from) & E(p_to): layer pairs (connections on a layer DAG: hop_keys)
     ep: tuple[int, ...]  # Ep_j: unshared weights of the B_from paths of this group
     ucp_star: tuple[int, ...]  # UCP_j*: the shared weights kept
     iep: tuple[int, ...]  # the discarded path's unshared weights (its IEp_j element)
@@ -202,7 +202,7 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
 def hop_keys(block) -> list:
     """What Step 3 compares between substructures, one per hop of ``block``: the layer pair of a
     layered network's hop (G^S edges are layer pairs), the connection index of a general one's
-    (``GeneralBlock.hops``: a layer DAG may join two layers by more than one connection)."""
+    (``GeneralBlock.hops``: faithful deah on a layer DAG, ``general/dag_sdvchain.py``)."""
     hops = getattr(block, "hops", None)
     return list(hops) if hops is not None else list(zip(block.layers, block.layers[1:]))
 

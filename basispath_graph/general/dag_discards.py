@@ -25,7 +25,14 @@ from .model import GeneralNetwork
 from .paths import GeneralPath
 from .skeleton import designated_edges, designated_neighbour
 
-__all__ = ["route_rows", "chain_starts", "weight_rows", "chain_rows", "DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["LISTED_DAG_DISCARDS", "route_rows", "chain_starts", "weight_rows", "chain_rows", "DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
+
+
+#: A layer-DAG run's export lists its discards with their certificates up to this many (each
+#: certificate's terms are looked up in the described basis, or made by exact elimination for
+#: faithful deah's); above, it gives their count, and faithful deah makes each certificate only
+#: when asked for (SqueezeNet 1.1: millions of discards and dropped paths).
+LISTED_DAG_DISCARDS = 100_000
 
 
 def _route_walk(net: GeneralNetwork, hops: tuple[int, ...], at: int, idx: np.ndarray, forward: bool) -> np.ndarray:

@@ -7,8 +7,9 @@ one substructure per ear, and B_r is Subroutine's rows along each selected route
 subdivision chains over the selected substructures in selection order, SDVChain from each
 member to the next and from the last to p_0, then each chain head against Q_t. On a layer DAG:
 
-- an **edge** of G^S is a core connection (two layers may be joined by more than one), so the
-  shared part of two substructures is the connections both routes run over;
+- an **edge** of G^S is a core connection (a spec joins two layers by one trainable connection
+  at most, so it is also a layer pair), and the shared part of two substructures is the
+  connections both routes run over;
 - p_a **subdivides** p_b when p_a visits every layer of p_b and more (Definition 6: p_a replaces
   edges of p_b by paths through new layers; a spec joins two layers by one trainable connection
   at most, so the layers name the connections), as Cypher's ``SUBDIVIDES`` reads it.
@@ -34,9 +35,8 @@ from ..result import Repair, Result
 from ..verify import IncrementalBasis
 from .blocks import GeneralBlock, block_general_paths, block_weight_ids
 from .dag_deah import DagRun, plan_dag_run
-from .dag_discards import route_rows
+from .dag_discards import LISTED_DAG_DISCARDS, route_rows
 from .described import Family, family_block
-from .documents import LISTED_DAG_DISCARDS
 from .identity_forest import forest_blocks
 from .model import GeneralNetwork
 from .paths import certify_blocks
@@ -182,6 +182,8 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
             repairs.append(Repair("readmit", layers, nodes, d.substructure, taps))
     if span.rank < net.basis_size:
         for block in skeleton_of(net, run.plan.walks, outside):
+            if span.rank >= net.basis_size:
+                break
             for row, w in enumerate(block_weight_ids(net, block)):
                 if span.rank >= net.basis_size:
                     break
@@ -214,13 +216,13 @@ def _certificates(net: GeneralNetwork, basis: list[GeneralBlock], discarded: lis
         d.certificate = expresser.express_path((tuple(zip(d.layers, d.indices)), d.taps))
 
 
-def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, relations=None,
-                       memory_limit: int | None = None, time_limit: float | None = None, certificates: bool = True) -> Result:
+def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, memory_limit: int | None = None,
+                       time_limit: float | None = None, certificates: bool = True) -> Result:
     """Faithful DEAH on ``net`` read as a layer DAG core (the module doc): the certified basis
     (repaired visibly when the raw union is not one; ``repair=False`` returns the raw union), the
     raw verdict, SDVChain's discards with their records and certificates, and the run's artifacts
-    as ``result.sdvchain``. ``relations`` builds Step 3's ``Relations`` from Step 1 (a store's
-    Cypher; default in memory). ``seed`` is recorded: the choice rule of a layer DAG is per kind
+    as ``result.sdvchain``. Step 3 reads its relations in memory (``RouteSubstructure``); a stored
+    run checks Cypher's against them (``store/dag_runs.write_sdvchain_run``). ``seed`` is recorded: the choice rule of a layer DAG is per kind
     (neuron 0, the same neuron, the group's first), as deah-complete's."""
     t0 = time.perf_counter()
     plan = plan_dag_run(net, "deah")
@@ -230,7 +232,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
                                      plan.decomposition.substructure_count)
     bases = {n: route_rows(net, s.layers, s.connections) for n, s in enumerate(substructures.paths)}
     t1 = time.perf_counter()
-    rel: Relations = relations(substructures) if relations is not None else InMemoryRelations(substructures)
+    rel: Relations = InMemoryRelations(substructures)
     t2 = time.perf_counter()
     step3 = run_step3(_GeneralWeights(net), substructures, bases, rel)
     run = SdvChainRun(plan, substructures, bases, step3)

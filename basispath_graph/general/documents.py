@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterator, Sequence
 
 from ..errors import BadInput
-from ..export import summary, union_fields
+from ..export import REPAIR_DETAILS, summary, union_fields
 from ..deah.step3_sdvchain import Discard
 from .blocks import block_paths, general_path_json, general_weight_endpoints
-from .dag_discards import discard_documents
+from .dag_discards import LISTED_DAG_DISCARDS, discard_documents
 from .described import DescribedBasis, DescribedPaths
 from .lazy_blocks import LazyBlocks, path_count
 from ..deah.described_file import described_deah_document
@@ -137,11 +137,6 @@ def export_tail(result) -> dict:
     return doc
 
 
-#: A layer-DAG run's export lists its discards with their certificates up to this many (each
-#: certificate's terms are looked up in the described basis, or made by exact elimination for
-#: faithful deah's); above, it gives their count, and faithful deah makes each certificate only
-#: when asked for (SqueezeNet 1.1: millions of discards and dropped paths).
-LISTED_DAG_DISCARDS = 100_000
 
 
 def _described_deah(result) -> bool:
@@ -157,19 +152,19 @@ def general_core_path(parts: dict, net: GeneralNetwork, layers, indices) -> dict
 
 
 def sdvchain_reason(result, d) -> dict:
-    """Why faithful deah on a layer DAG core discarded ``d`` (``general/dag_sdvchain.py``), in the
-    shape of a layered run's SDVChain reason: the call (chain, pair of substructures by their
-    layers, the connections they share as layer pairs, Ep, UCP*, IEp and the path's shared
-    weights, ``[a, i, b, j, tap]``), or the repair that dropped it."""
+    """Why faithful deah on a layer DAG core discarded ``d`` (``general/dag_sdvchain.py``), as a
+    stored run's ``why`` says it (``analysis/why.py``): the SDVChain call (chain, pair of
+    substructures by their layers, the connections they share as layer pairs, Ep, UCP*, IEp and
+    the path's shared weights, ``[a, i, b, j, tap]``), or the repair that dropped it."""
     r, net = d.reason, result.network
     if not isinstance(r, Discard):
-        return {"step": "repair", "action": r.action}
+        return {"step": "repair", "action": r.action, "detail": REPAIR_DETAILS.get(r.action, r.action)}
     paths = result.sdvchain.substructures.paths
     names = lambda layers: [net.layers[l].name for l in layers]  # noqa: E731
     return {
-        "step": r.step, "chain": r.chain,
+        "step": r.step, "action": "discard", "chain": r.chain,
         "pair": {"from": names(paths[r.pair[0]].layers), "to": names(paths[r.pair[1]].layers)},
-        "shared_connections": [names((net.connections[k].source, net.connections[k].target)) for k in r.shared_pairs],
+        "shared_layers": [names((net.connections[k].source, net.connections[k].target)) for k in r.shared_pairs],
         "ep": general_weight_endpoints(net, r.ep), "ucp_star": general_weight_endpoints(net, r.ucp_star),
         "iep": general_weight_endpoints(net, r.iep), "shared": general_weight_endpoints(net, r.shared),
     }

@@ -99,9 +99,10 @@ def in_paper_setting(net: GeneralNetwork) -> bool:
 
 
 def reads_as_layer_dag(net) -> bool:
-    """Whether deah-complete reads ``net`` (layered or general) as a layer DAG core
-    (``general/dag_deah.py``): a general network outside the paper's setting. Its runs are
-    stored, loaded and explained as such (``store/dag_runs.py``)."""
+    """Whether the DEAH engines read ``net`` (layered or general) as a layer DAG core
+    (deah-complete: ``general/dag_deah.py``; faithful deah: ``general/dag_sdvchain.py``): a general
+    network outside the paper's setting. Its runs are stored, loaded and explained as such
+    (``store/dag_runs.py``)."""
     return not net.is_layered and not in_paper_setting(net)
 
 

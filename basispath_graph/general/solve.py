@@ -88,8 +88,8 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
         return solve_dag_deah(net, seed)
     if engine == "deah" and reads_as_layer_dag(net):
         # faithful deah on a layer DAG core (general/dag_sdvchain.py): every B_r listed, guarded there
-        return solve_dag_sdvchain(net, seed, repair=options.get("repair", True), relations=options.get("relations"),
-                                  memory_limit=memory_limit, time_limit=time_limit, certificates=options.get("certificates", True))
+        return solve_dag_sdvchain(net, seed, repair=options.get("repair", True), memory_limit=memory_limit, time_limit=time_limit,
+                                  certificates=options.get("certificates", True))
     if engine != "skeleton":
         if engine not in ENGINES:
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
