@@ -15,6 +15,7 @@ import numpy as np
 
 from .choices import ChoiceRule
 from .deah.ear_certificate import certify_ear_union
+from .deah.repair import exact_repair, taken_blocks
 from .deah.engine import DeahResult, run_deah
 from .deah.on_demand_certificates import OnDemandCertificates
 from .deah.ear_recursion import EarRecursion
@@ -28,7 +29,7 @@ from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import check_skeleton
 from .timing import StageTimer
-from .verify import Expresser, IncrementalBasis, Verdict, certify, flatten_blocks
+from .verify import Expresser, Verdict, certify, flatten_blocks
 from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
@@ -46,37 +47,15 @@ SolveResult = Result
 
 
 def _repair(network: Network, deah: DeahResult, seed: int):
-    """Exact elimination: keep kept paths greedily, re-admit discards, then skeleton paths."""
-    target = network.basis_size
-    span = IncrementalBasis(network)
-    repairs: list[Repair] = []
-    kept: dict[int, list[int]] = {}  # substructure idx -> rows of B_r kept
-    for idx, block in ((i, deah.bases[i]) for i in deah.order):
-        rows = np.flatnonzero(deah.step3.alive[idx])
-        wids = network.weight_ids(block.take(rows))
-        kept[idx] = []
-        for row, w in zip(rows.tolist(), wids):
-            if span.add(w):
-                kept[idx].append(row)
-            else:
-                repairs.append(Repair("drop", block.layers, tuple(block.nodes[row].tolist()), idx))
-    readmitted: set[tuple[int, int]] = set()
-    for d in deah.step3.discards:
-        if span.rank >= target:
-            break
-        block = deah.bases[d.substructure]
-        if span.add(network.weight_ids(block.take([d.row]))[0]):
-            kept[d.substructure].append(d.row)
-            readmitted.add((d.substructure, d.row))
-            repairs.append(Repair("readmit", block.layers, tuple(block.nodes[d.row].tolist()), d.substructure))
-    extra: list[PathBlock] = []
-    if span.rank < target:
-        for block in skeleton_basis(network, seed):
-            rows = [r for r, w in enumerate(network.weight_ids(block)) if span.rank < target and span.add(w)]
-            if rows:
-                extra.append(block.take(rows))
-                repairs.extend(Repair("add", block.layers, tuple(block.nodes[r].tolist()), None) for r in rows)
-    return kept, readmitted, extra, repairs
+    """Exact elimination (``deah.repair``): keep kept paths greedily, re-admit discards, then skeleton paths."""
+    out = exact_repair(
+        network.basis_size,
+        [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
+        ((d.substructure, deah.bases[d.substructure], d.row) for d in deah.step3.discards),
+        skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(block.nodes[row].tolist()), None),
+    )
+    kept = {idx: [row for _, row in rows] for idx, rows in out.kept.items()}  # substructure idx -> rows of B_r kept
+    return kept, out.readmitted, taken_blocks(out.added), out.repairs
 
 
 def _certify_raw(network: Network, deah: DeahResult, blocks: list[PathBlock]) -> Verdict:

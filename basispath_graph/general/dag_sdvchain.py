@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..deah.repair import exact_repair, taken_blocks
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
 from ..discarded import DiscardedPath
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
-from ..verify import IncrementalBasis
 from .blocks import GeneralBlock, block_general_paths, block_weight_ids
 from .dag_deah import DagRun, plan_dag_run
 from .dag_discards import LISTED_DAG_DISCARDS, route_rows
@@ -155,55 +155,18 @@ def _one(net: GeneralNetwork, block: GeneralBlock, row: int) -> tuple[tuple[int,
 
 
 def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
-    """Exact elimination on the raw union, as ``solver._repair``: kept paths greedily in order
-    (a dependent one is dropped), SDVChain's discards re-admitted in the order they were made while
-    the rank is short, then the skeleton's paths of the same walks. Returns the basis as
+    """The exact repair (``deah.repair``) of the raw union: its B'_r and the paths outside the
+    core, SDVChain's discards, then the skeleton of the same walks. Returns the basis as
     (substructure or None, block) pairs, the re-admitted (substructure, row) and the repairs."""
-    span = IncrementalBasis(None)
-    repairs: list[Repair] = []
-    kept: dict[int | None, list] = {}
-    for n, block in [(n, run.bases[n]) for n in run.substructures.selected] + [(None, b) for b in outside]:
-        rows = np.flatnonzero(run.step3.alive[n]) if n is not None else np.arange(len(block))
-        for row, w in zip(rows.tolist(), block_weight_ids(net, block.take(rows))):
-            if span.add(w):
-                kept.setdefault(n, []).append((block, row))
-            else:
-                layers, nodes, taps = _one(net, block, row)
-                repairs.append(Repair("drop", layers, nodes, n, taps))
-    readmitted: set[tuple[int, int]] = set()
-    for d in run.step3.discards:
-        if span.rank >= net.basis_size:
-            break
-        block = run.bases[d.substructure]
-        if span.add(block_weight_ids(net, block.take([d.row]))[0]):
-            kept.setdefault(d.substructure, []).append((block, d.row))
-            readmitted.add((d.substructure, d.row))
-            layers, nodes, taps = _one(net, block, d.row)
-            repairs.append(Repair("readmit", layers, nodes, d.substructure, taps))
-    if span.rank < net.basis_size:
-        for block in skeleton_of(net, run.plan.walks, outside):
-            if span.rank >= net.basis_size:
-                break
-            for row, w in enumerate(block_weight_ids(net, block)):
-                if span.rank >= net.basis_size:
-                    break
-                if span.add(w):
-                    kept.setdefault(None, []).append((block, row))
-                    layers, nodes, taps = _one(net, block, row)
-                    repairs.append(Repair("add", layers, nodes, None, taps))
-    basis = [(n, b) for n, rows in kept.items() for b in _taken(rows)]
-    return basis, readmitted, repairs
-
-
-def _taken(rows: list[tuple[GeneralBlock, int]]) -> list[GeneralBlock]:
-    """(block, row) pairs as blocks: each run of rows of one block taken at once."""
-    out: list[GeneralBlock] = []
-    start = 0
-    for k in range(1, len(rows) + 1):
-        if k == len(rows) or rows[k][0] is not rows[start][0]:
-            out.append(rows[start][0].take(np.array([r for _, r in rows[start:k]], dtype=np.int64)))
-            start = k
-    return out
+    out = exact_repair(
+        net.basis_size,
+        [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
+        + [(None, b, np.arange(len(b))) for b in outside],
+        ((d.substructure, run.bases[d.substructure], d.row) for d in run.step3.discards),
+        skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: _one(net, block, row),
+    )
+    basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
+    return basis, out.readmitted, out.repairs
 
 
 def _certificates(net: GeneralNetwork, basis: list[GeneralBlock], discarded: list[DiscardedPath]) -> None:

@@ -1,0 +1,74 @@
+"""The exact repair of a DEAH union that is not a basis, one for every network: greedy exact
+elimination in three passes, every change recorded as a ``Repair`` (layered runs: ``solver``;
+faithful deah on a layer DAG core: ``general/dag_sdvchain.py``; docs/deah-interpretation.md, "The
+repair").
+
+1. the union's kept paths in order: one dependent on the paths before it is dropped;
+2. while the rank is short, the discards in the order Step 3 made them: one that raises the
+   rank is re-admitted;
+3. while the rank is still short, the fallback paths (a skeleton's) in order: one that raises
+   the rank is added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..result import Repair
+from ..verify import IncrementalBasis
+
+__all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
+
+
+@dataclass
+class RepairOutcome:
+    kept: dict = field(default_factory=dict)  # group key -> [(block, row)] kept, the union's rows then re-admitted ones
+    readmitted: set = field(default_factory=set)  # (key, row) of the discards re-admitted
+    added: list = field(default_factory=list)  # (block, row) of the fallback paths added
+    repairs: list[Repair] = field(default_factory=list)
+
+
+def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray]], discards: Iterable[tuple[Hashable, object, int]],
+                 fallback: Iterable, weight_ids: Callable, spell: Callable) -> RepairOutcome:
+    """The three passes (the module doc) up to rank ``target`` (m - H). ``union``: (key, block,
+    rows) in order (key: the substructure, or None); ``discards``: (key, block, row) in the order
+    Step 3 made them; ``fallback``: blocks; ``weight_ids(block)``: (paths, hops) weight ids;
+    ``spell(block, row)``: (layers, indices, taps) of a path as a ``Repair`` names it."""
+    span, out = IncrementalBasis(None), RepairOutcome()
+    for key, block, rows in union:
+        kept = out.kept.setdefault(key, [])
+        for row, w in zip(rows.tolist(), weight_ids(block.take(rows))):
+            if span.add(w):
+                kept.append((block, row))
+            else:
+                out.repairs.append(Repair("drop", *spell(block, row)[:2], key, spell(block, row)[2]))
+    for key, block, row in discards:
+        if span.rank >= target:
+            break
+        if span.add(weight_ids(block.take([row]))[0]):
+            out.kept.setdefault(key, []).append((block, row))
+            out.readmitted.add((key, row))
+            out.repairs.append(Repair("readmit", *spell(block, row)[:2], key, spell(block, row)[2]))
+    for block in fallback:
+        if span.rank >= target:
+            break
+        for row, w in enumerate(weight_ids(block)):
+            if span.rank >= target:
+                break
+            if span.add(w):
+                out.added.append((block, row))
+                out.repairs.append(Repair("add", *spell(block, row)[:2], None, spell(block, row)[2]))
+    return out
+
+
+def taken_blocks(rows: list[tuple[object, int]]) -> list:
+    """(block, row) pairs as blocks: each run of rows of one block taken at once."""
+    out, start = [], 0
+    for k in range(1, len(rows) + 1):
+        if k == len(rows) or rows[k][0] is not rows[start][0]:
+            out.append(rows[start][0].take(np.array([r for _, r in rows[start:k]], dtype=np.int64)))
+            start = k
+    return out
