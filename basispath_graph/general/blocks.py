@@ -16,7 +16,7 @@ import numpy as np
 from .model import GeneralNetwork
 
 __all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_general_paths", "general_path_json",
-           "connection_weights", "general_weight_endpoints"]
+           "connection_weights", "general_weight_endpoints", "general_path_keys"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,12 @@ def block_general_paths(net: GeneralNetwork, block: GeneralBlock) -> list:
         (tuple(zip(block.layers, row)), tuple(t if tr else None for t, tr in zip(trow, trainable)))
         for row, trow in zip(block.nodes.tolist(), block.taps.tolist())
     ]
+
+
+def general_path_keys(net: GeneralNetwork, block: GeneralBlock) -> list[tuple]:
+    """Every path of ``block`` as (layers, neurons, taps), taps None on identity hops: how a
+    ``Repair`` or ``DiscardedPath`` names a general path."""
+    return [(tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps) for nodes, taps in block_general_paths(net, block)]
 
 
 def general_path_json(net: GeneralNetwork, path) -> dict:

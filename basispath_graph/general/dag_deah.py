@@ -39,10 +39,9 @@ import numpy as np
 
 from ..verify import Verdict
 from .described import DescribedBasis, certify_described
-from .identity_forest import forest_blocks
 from .layer_dag import EarDecomposition, dag_core, ear_decomposition
 from .model import GeneralNetwork
-from .skeleton import Walks, designated_edges, skeleton_of, walks_of
+from .skeleton import Walks, designated_edges, skeleton_of, walks_forest, walks_of
 
 __all__ = ["DagRun", "EarSummary", "HopCounts", "hop_counts", "plan_dag_run", "run_dag_deah"]
 
@@ -187,11 +186,7 @@ def run_dag_deah(net: GeneralNetwork) -> tuple[DagRun, DescribedBasis, Verdict, 
     run = plan_dag_run(net)
     walks = run.walks
     t1 = time.perf_counter()
-    shortcuts = forest_blocks(
-        net,
-        lambda layer, rows: (walks.in_layers[layer], walks.in_hops[layer], walks.in_nodes[layer][rows]),
-        lambda layer, rows: (walks.out_layers[layer], walks.out_hops[layer], walks.out_nodes[layer][rows]),
-    )
+    shortcuts = walks_forest(net, walks)
     basis = skeleton_of(net, walks, shortcuts)
     t2 = time.perf_counter()
     verdict = certify_described(basis)

@@ -11,12 +11,11 @@ member to the next and from the last to p_0, then each chain head against Q_t. O
   at most, so it is also a layer pair), and the shared part of two substructures is the
   connections both routes run over;
 - p_a **subdivides** p_b when p_a visits every layer of p_b and more (Definition 6: p_a replaces
-  edges of p_b by paths through new layers; a spec joins two layers by one trainable connection
-  at most, so the layers name the connections), as Cypher's ``SUBDIVIDES`` reads it.
+  edges of p_b by paths through new layers), as Cypher's ``SUBDIVIDES`` reads it.
 
 The raw union (every B'_r, plus one path per weight of the extra connections and the identity
 forest's paths, both as deah-complete makes them) is certified exactly; where it is not a basis
-the repair of ``solver._repair`` runs on it, every change recorded (drop, readmit, add), and the
+the exact repair (``deah.repair``) runs on it, every change recorded (drop, readmit, add), and the
 repaired basis is certified again. Every discard gets its certificate over the final basis by
 exact elimination. docs/deah-interpretation.md (D.5) has the readings.
 """
@@ -33,14 +32,13 @@ from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run
 from ..discarded import DiscardedPath
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
-from .blocks import GeneralBlock, block_general_paths, block_weight_ids
+from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
 from .dag_discards import LISTED_DAG_DISCARDS, route_rows
 from .described import Family, family_block
-from .identity_forest import forest_blocks
 from .model import GeneralNetwork
 from .paths import certify_blocks
-from .skeleton import skeleton_of
+from .skeleton import skeleton_of, walks_forest
 
 __all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
 
@@ -140,18 +138,8 @@ def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
     deah-complete has them (``dag_deah``)."""
     walks = plan.walks
     extra = [family_block(net, walks, Family(net, k, np.zeros(0, dtype=np.int64))) for k in plan.decomposition.core.extra_connections]
-    shortcuts = forest_blocks(
-        net,
-        lambda layer, rows: (walks.in_layers[layer], walks.in_hops[layer], walks.in_nodes[layer][rows]),
-        lambda layer, rows: (walks.out_layers[layer], walks.out_hops[layer], walks.out_nodes[layer][rows]),
-    )
+    shortcuts = walks_forest(net, walks)
     return [b for b in extra + shortcuts if len(b)]
-
-
-def _one(net: GeneralNetwork, block: GeneralBlock, row: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple]:
-    """(layers, neurons, taps) of a block's path ``row``: taps None on identity hops."""
-    nodes, taps = block_general_paths(net, block.take([row]))[0]
-    return tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps
 
 
 def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
@@ -163,7 +151,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
         + [(None, b, np.arange(len(b))) for b in outside],
         ((d.substructure, run.bases[d.substructure], d.row) for d in run.step3.discards),
-        skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: _one(net, block, row),
+        skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
     )
     basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
     return basis, out.readmitted, out.repairs
@@ -221,7 +209,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     discarded = []
     for d in step3.discards:
         if (d.substructure, d.row) not in readmitted:
-            layers_, nodes, taps = _one(net, bases[d.substructure], d.row)
+            layers_, nodes, taps = general_path_keys(net, bases[d.substructure].take([d.row]))[0]
             discarded.append(DiscardedPath(layers_, nodes, d.substructure, d, taps=taps))
     discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r, taps=r.taps) for r in repairs if r.action == "drop"]
     t5 = time.perf_counter()

@@ -37,7 +37,7 @@ from .described import DescribedBasis, Family, family_block
 from .identity_forest import forest_blocks, identity_free_problem
 from .model import GeneralNetwork
 
-__all__ = ["Walks", "designated_walks", "designated_neighbour", "designated_edges", "walks_of", "walks_from", "through_paths", "weight_paths", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
+__all__ = ["Walks", "designated_walks", "designated_neighbour", "designated_edges", "walks_of", "walks_from", "through_paths", "weight_paths", "walks_forest", "skeleton_of", "skeleton_blocks", "designated_weights", "weight_family", "UnsupportedIdentity"]
 
 
 class UnsupportedIdentity(BadInput):
@@ -206,6 +206,15 @@ def through_paths(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
     return blocks
 
 
+def walks_forest(net: GeneralNetwork, w: Walks) -> list[GeneralBlock]:
+    """The identity forest's paths (``identity_forest``) over the designated walks ``w``."""
+    return forest_blocks(
+        net,
+        lambda layer, rows: (w.in_layers[layer], w.in_hops[layer], w.in_nodes[layer][rows]),
+        lambda layer, rows: (w.out_layers[layer], w.out_hops[layer], w.out_nodes[layer][rows]),
+    )
+
+
 def skeleton_of(net: GeneralNetwork, w: Walks, extra: list[GeneralBlock] = ()) -> DescribedBasis:
     """The T paths first, then the paths of the non-designated weights by connection, then the
     ``extra`` explicit blocks (the identity forest's), described (``general/described.py``)."""
@@ -225,11 +234,7 @@ def skeleton_blocks(net: GeneralNetwork) -> DescribedBasis:
     problem = identity_free_problem(net)
     if problem is None:
         w = designated_walks(net, identities=False)
-        basis = skeleton_of(net, w, forest_blocks(
-            net,
-            lambda layer, rows: (w.in_layers[layer], w.in_hops[layer], w.in_nodes[layer][rows]),
-            lambda layer, rows: (w.out_layers[layer], w.out_hops[layer], w.out_nodes[layer][rows]),
-        ))
+        basis = skeleton_of(net, w, walks_forest(net, w))
         if basis.path_count == net.basis_size:
             return basis
     raise UnsupportedIdentity(

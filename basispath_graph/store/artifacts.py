@@ -11,7 +11,7 @@ import numpy as np
 from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList
-from ..general.blocks import GeneralBlock, block_general_paths
+from ..general.blocks import GeneralBlock, general_path_keys
 from ..solver import Repair, SolveResult
 from . import resume
 from .base import ArrowStrings, Ragged, Store
@@ -245,5 +245,5 @@ def _row_keys(network, block) -> list[tuple]:
     """(layers, neurons, taps) of every path of a block, as ``Repair`` records name a path: taps
     None for a layered path, None on a general path's identity hops."""
     if isinstance(block, GeneralBlock):
-        return [(tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps) for nodes, taps in block_general_paths(network, block)]
+        return general_path_keys(network, block)
     return [(block.layers, tuple(row), None) for row in block.nodes.tolist()]
