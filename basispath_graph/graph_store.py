@@ -7,6 +7,7 @@ same graph (LadybugDB folder or Neo4j 5), through the same functions the CLI use
 from __future__ import annotations
 
 import json
+from itertools import islice
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,13 +16,16 @@ from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .general.described import DescribedBasis, DescribedPaths
+from .general.lazy_blocks import CHUNK_ROWS, iter_chunks
 from .store import described_rows
 from .general.dag_discards import DagDiscardPaths
 from .general.paper_setting import reads_as_layer_dag
 from .store.dag_runs import load_dag_run
 from .store.described_deah import is_described_run, load_described_deah
 from .store.described_rows import load_described
+from .store.path_forms import GeneralForm
 from .general.documents import general_core_path
+from .analysis.paths_through import path_sources, paths_through, resolve_layer, stored_described
 from .analysis.why import explain
 from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
 from .general.model import GeneralNetwork
@@ -77,22 +81,30 @@ class StoredRun:
 class _MadePaths(Sequence):
     """Paths made one at a time by ``make(k)``, k < ``n`` (a described run's kept or discarded paths)."""
 
-    def __init__(self, n: int, make):
+    def __init__(self, n: int, make, blocks=None):
         self.n, self.make = n, make
+        if blocks is not None:  # the same paths as blocks in order (what paths_through reads)
+            self.iter_blocks = blocks
 
     @classmethod
     def of(cls, result) -> tuple["_MadePaths", "_MadePaths"]:
         """The kept and discarded paths of a rebuilt described run, in the stored path form."""
         net = result.network
+        kept_blocks = lambda: iter_chunks(result.basis)  # noqa: E731
+        arrays = hasattr(result.discarded, "iter_blocks")  # deah-complete's: blocks; deah's: records
         if net.is_layered:
-            kept = cls(result.basis_size, lambda k: tuple(zip(*result.basis_path(k))))
-            return kept, cls(len(result.discarded), lambda k: tuple(zip(result.discarded[k].layers, result.discarded[k].indices)))
+            kept = cls(result.basis_size, lambda k: tuple(zip(*result.basis_path(k))), kept_blocks)
+            return kept, cls(len(result.discarded), lambda k: tuple(zip(result.discarded[k].layers, result.discarded[k].indices)),
+                             (lambda: result.discarded.iter_blocks(CHUNK_ROWS)) if arrays else None)
 
         def discarded(k: int):
             doc = general_core_path(result.parts, net, result.discarded[k].layers, result.discarded[k].indices)
             return tuple((net.index[name], i) for name, i in doc["nodes"]), tuple(doc["taps"])
 
-        return cls(result.basis_size, result.basis_path), cls(len(result.discarded), discarded)
+        form = GeneralForm(net, [net.index[name] for name in result.parts["core_layers"]])
+        discarded_blocks = lambda: (form.block(b.layers, b.nodes) for b in result.discarded.iter_blocks(CHUNK_ROWS))  # noqa: E731
+        return (cls(result.basis_size, result.basis_path, kept_blocks),
+                cls(len(result.discarded), discarded, discarded_blocks if arrays else None))
 
     def __len__(self) -> int:
         return self.n
@@ -149,7 +161,9 @@ class GraphStore:
             result = general.result
             big = (isinstance(result.basis, DescribedBasis) and result.basis_size > described_rows.LISTED_PATHS) or is_described_run(result)
             basis = DescribedPaths(result.basis, network=network) if big else [p for b in result.blocks for p in block_general_paths(network, b)]  # big: made when read
-            discarded = DagDiscardPaths(result.dag) if result.dag is not None else []  # a layer DAG core's: made when read
+            discarded = _MadePaths.of(result)[1] if result.core is not None else []  # a DEAH run's: its core's, made when read
+            if result.dag is not None:  # a layer DAG core's: made when read
+                discarded = DagDiscardPaths(result.dag)
             if result.sdvchain is not None:  # faithful deah on a layer DAG core: its records, in id order
                 discarded = [(tuple(zip(d.layers, d.indices)), d.taps) for d in result.discarded]
             return StoredRun(general.run_id, network, result.engine, seed, "complete", result.certified, basis, discarded, result)
@@ -210,6 +224,28 @@ class GraphStore:
         elif not isinstance(path, (str, int)):
             path = ",".join(f"{int(l)}:{int(i)}" for l, i in path)
         return explain(self._store, run_id, str(path))
+
+    def paths_through(self, run_id: str, layer: int | str, neuron: int, *, limit: int | None = None, progress=None) -> list[dict]:
+        """Every path of a run, kept and discarded, through neuron ``neuron`` of ``layer`` (an
+        index, a general layer's position in the spec or its name), by id: rows ``{"id", "text",
+        "kept"}`` (``basispath through``). A run whose paths are ``BasisPath`` nodes is asked in
+        Cypher (``paths_through_neuron.cypher``); a run stored described has no node for most of
+        its paths, so they are made from its description, block by block, and filtered in Python
+        (``analysis/paths_through.py``; ResNet-50's 25.5 M skeleton paths in seconds). The first
+        ``limit`` rows only, when given; ``progress(paths read)`` on the Python side. No row for a
+        layer the network does not have or a neuron outside it; StoreError for an unknown run."""
+        row = next((r for r in list_runs(self._store) if r["id"] == run_id), None)
+        if row is None:
+            raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
+        (run,) = self._store.run("get_run", id=run_id)
+        network = stored_network(self._store, run)
+        position = resolve_layer(network, layer)
+        if not stored_described(self._store, run_id, int(run["basis_size"] or 0)):
+            rows = self._store.run("paths_through_neuron", run=run_id, layer=position, neuron=int(neuron))
+            return rows[:limit] if limit is not None else rows
+        stored = self.load(run_id)
+        found = paths_through(network, path_sources(stored.basis_paths, stored.discarded_paths), position, neuron, progress)
+        return list(islice(found, limit))
 
     def compare(self, *run_ids: str) -> Comparison:
         """Stored runs side by side (``basispath compare RUN...``)."""

@@ -19,6 +19,7 @@ from .express_cmd import express_command
 from .show_cmd import show_command
 from .spec_cmds import presets_command, spec_app
 from .verify_cmd import verify_command
+from .through_cmd import through_command
 from .why_cmd import why_command
 
 app = typer.Typer(
@@ -38,6 +39,7 @@ app.command("ingest")(ingest_command)
 app.command("runs")(runs_command)
 app.command("delete")(delete_command)
 app.command("why")(why_command)
+app.command("through")(through_command)
 app.command("compare")(compare_command)
 app.command("show")(show_command)
 app.command("presets")(presets_command)

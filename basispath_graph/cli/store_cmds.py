@@ -329,6 +329,26 @@ def _query_text(cypher: Optional[str], file: Optional[str]) -> str:
         raise fail(f"--file {file}: cannot read it ({exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'})") from None
 
 
+def _described_answer(store, file: Optional[str], params: dict) -> tuple[list, list] | None:
+    """The packaged paths_through_neuron question on a run stored described: its Cypher would
+    see only the paths stored as nodes, so the rows are made in Python from the description
+    (``GraphStore.paths_through``), with a note on stderr. None: run the Cypher."""
+    if file is None or _query_file(file) != shared_query_file("paths_through_neuron"):
+        return None
+    from ..analysis.paths_through import stored_described
+    from ..graph_store import GraphStore
+
+    run = store.run("get_run", id=params["run"]) if isinstance(params.get("run"), str) else []
+    if not run or not stored_described(store, params["run"], int(run[0]["basis_size"] or 0)):
+        return None
+    if not all(isinstance(params.get(k), int) for k in ("layer", "neuron")):
+        return ["id", "text", "kept"], []  # what the Cypher answers for a layer or neuron that is not one
+    Console(stderr=True).print(f"run {params['run']} is stored described: answered in Python from its description "
+                               "(basispath through)", style="dim")
+    rows = GraphStore(store, None).paths_through(params["run"], params["layer"], params["neuron"])
+    return ["id", "text", "kept"], [[r["id"], r["text"], r["kept"]] for r in rows]
+
+
 def query_command(
     cypher: Optional[str] = typer.Argument(None, help="A Cypher query; values go in as $parameters. Or use --file."),
     file: Optional[str] = typer.Option(None, "--file", "-f", metavar="PATH|NAME", help=FILE_HELP),
@@ -362,7 +382,7 @@ def query_command(
     with open_for_cli(store, write=write, wait=wait) as s:
         try:
             _run_ids_as_text(s, param, params)
-            cols, rows = s.query(cypher, params)
+            cols, rows = _described_answer(s, file, params) or s.query(cypher, params)
         except WriteRefused as exc:
             from ..store.query_guard import QueryRefused  # refused by the tool, says what and why
 

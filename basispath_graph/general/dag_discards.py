@@ -13,13 +13,14 @@ layer only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from .blocks import GeneralBlock, general_path_json
+from .lazy_blocks import CHUNK_ROWS
 from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .paths import GeneralPath
@@ -167,6 +168,13 @@ class EarDiscards:
         """Every discard, part by part, as (reason, block)."""
         return [(p.reason, self._rows(p, np.arange(p.size))) for p in self.parts]
 
+    def iter_blocks(self, chunk_rows: int) -> Iterator[GeneralBlock]:
+        """Every discard, part by part, in blocks of at most ``chunk_rows`` paths, each made when
+        reached (a DenseNet ear's parts hold millions)."""
+        for p in self.parts:
+            for start in range(0, p.size, chunk_rows):
+                yield self._rows(p, np.arange(start, min(p.size, start + chunk_rows)))
+
     def at(self, offset: int) -> tuple[str, GeneralBlock]:
         """The discard at ``offset`` (0 .. size - 1) as (reason, a block of one path)."""
         for p in self.parts:
@@ -261,6 +269,11 @@ class DagDiscardPaths(Sequence):
         _, block = EarDiscards(self.run, n).at(k - int(self.firsts[n]))
         nodes, taps = block.nodes[0], block.taps[0]
         return self.form((tuple((int(l), int(i)) for l, i in zip(block.layers, nodes)), tuple(int(t) for t in taps)))
+
+    def iter_blocks(self) -> Iterator[GeneralBlock]:
+        """Every discard in id order, in blocks of at most ``CHUNK_ROWS`` paths made when reached."""
+        for n in range(1, len(self.run.ears)):
+            yield from EarDiscards(self.run, n).iter_blocks(CHUNK_ROWS)
 
     def __iter__(self):
         for n in range(1, len(self.run.ears)):

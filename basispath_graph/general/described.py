@@ -34,7 +34,7 @@ import numpy as np
 
 from ..verify import Verdict
 from .blocks import GeneralBlock, block_general_paths, block_weight_ids
-from .lazy_blocks import CHUNK_ROWS, LazyBlocks, path_count
+from .lazy_blocks import CHUNK_ROWS, LazyBlocks, iter_chunks, path_count
 from .model import GeneralNetwork
 from .paths import block_problem, certify_blocks, find_general_path, path_block
 
@@ -181,6 +181,10 @@ class DescribedPaths(Sequence):
     def __iter__(self):
         for block in self.basis:
             yield from self.form(self.network, block)
+
+    def iter_blocks(self):
+        """The paths as blocks in order, at most ``CHUNK_ROWS`` each, made when reached."""
+        return iter_chunks(self.basis)
 
 
 def _walk_problem(net: GeneralNetwork, side: str, block: GeneralBlock) -> str | None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .blocks import GeneralBlock
 
-__all__ = ["CHUNK_ROWS", "LazyBlocks", "path_count"]
+__all__ = ["CHUNK_ROWS", "LazyBlocks", "iter_chunks", "path_count"]
 
 #: Paths of one made block: 2^18 rows x 50 layers of int32 nodes and taps are about 100 MB,
 #: enough rows per block that per-block overheads vanish.
@@ -82,3 +82,22 @@ def path_count(basis) -> int:
     """Paths of a basis: a list of blocks or a ``LazyBlocks`` (counted without making any)."""
     sizes = getattr(basis, "sizes", None)
     return sum(sizes()) if sizes is not None else sum(len(b) for b in basis)
+
+
+def iter_chunks(basis, chunk_rows: int = CHUNK_ROWS) -> Iterator:
+    """The paths of ``basis`` (a ``LazyBlocks`` or a list of blocks with ``take``) in order, in
+    blocks of at most ``chunk_rows`` paths, each made when reached, whatever a part says of its
+    own chunking (a DEAH core block of ResNet-50 holds 25 M paths: code that only reads paths
+    does not need it whole)."""
+    if isinstance(basis, LazyBlocks):
+        for p, part in enumerate(basis.parts):
+            size = len(part) if isinstance(part, GeneralBlock) else part.size
+            for start in range(0, size, chunk_rows):
+                yield basis._make(p, start, min(size, start + chunk_rows))
+        return
+    for block in basis:
+        if len(block) <= chunk_rows:
+            yield block
+            continue
+        for start in range(0, len(block), chunk_rows):
+            yield block.take(np.arange(start, min(len(block), start + chunk_rows)))

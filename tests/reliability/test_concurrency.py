@@ -274,7 +274,7 @@ def test_every_command_that_opens_the_store_takes_wait():
     from basispath_graph.cli.main import app
 
     opening = {info.name: info.callback for info in app.registered_commands if _reads_the_store(info.callback.__wrapped__)}
-    assert {"run", "query", "ingest", "runs", "delete", "why", "compare", "show"} <= set(opening)
+    assert {"run", "query", "ingest", "runs", "delete", "why", "compare", "show", "through"} <= set(opening)
     import inspect
 
     missing = [name for name, cb in opening.items() if "wait" not in inspect.signature(cb).parameters]
@@ -292,6 +292,7 @@ def test_every_reading_command_waits_for_a_writer_and_then_answers(tmp_path):
         "show": ["show", run, "-o", tmp_path / "run.dot"],
         "runs": ["runs"],
         "query": ["query", "MATCH (r:Run) RETURN r.id AS id"],
+        "through": ["through", run, "2", "1"],
     }
     for name, argv in readers.items():
         writer = open_store(str(store), write=True)

@@ -1,0 +1,79 @@
+"""``basispath through``: the paths of a stored run through one neuron, however the run is stored."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from ..analysis.paths_through import resolve_layer
+from ..graph_store import GraphStore
+from ..store import StoreError
+from ..store.general_networks import stored_network
+from ..store.runs import list_runs
+from .common import fail, failure, print_rows
+from .progress import StageProgress
+from .store_cmds import STORE_HELP, WAIT_HELP, open_for_cli
+
+
+def _checked_layer(store, run_id: str, layer: str, neuron: int) -> int:
+    """The layer's index in the run's network; one error line for a layer it lacks or a neuron
+    outside the layer (the Cypher question answers those with no row; a person typed them)."""
+    if not any(r["id"] == run_id for r in list_runs(store)):
+        raise fail(f"no run {run_id!r} in this store (see 'basispath runs')")
+    (run,) = store.run("get_run", id=run_id)
+    network = stored_network(store, run)
+    position = resolve_layer(network, layer)
+    if position < 0:
+        count = network.L + 1 if network.is_layered else len(network.layers)
+        shown = [layer.name for layer in getattr(network, "layers", [])]
+        names = "" if network.is_layered else f" or a name: {', '.join(shown[:6])}{', ...' if len(shown) > 6 else ''}"
+        raise fail(f"run {run_id}'s network has no layer {layer!r} (give an index 0 .. {count - 1}{names})")
+    size = int(network.widths[position]) if network.is_layered else int(network.layers[position].size)
+    if neuron >= size:
+        raise fail(f"layer {layer} has {size} neuron(s): no neuron {neuron}")
+    return position
+
+
+def through_command(
+    run_id: str = typer.Argument(..., help="Run id (see 'basispath runs')."),
+    layer: str = typer.Argument(..., help="The layer: an index (layered run), or a position in the spec or a name (general run)."),
+    neuron: int = typer.Argument(..., min=0, help="The neuron's index in that layer."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Print the first N paths only (stops reading there)."),
+    store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print rows as JSON objects."),
+    wait: float = typer.Option(0, "--wait", min=0, help=WAIT_HELP),
+) -> None:
+    """Which paths of a run go through a neuron? Kept and discarded, by id.
+
+    A run whose paths are stored as nodes is asked in Cypher (the packaged
+    paths_through_neuron query); a run stored described (a big network's) has no node for most
+    of its paths, so they are made from its description and filtered in Python, with progress.
+
+    Example:
+
+        basispath through 3fa2c1d0 3 1
+        basispath through 5b1e0c2a layer1.0.conv1 7 --limit 20
+    """
+    with open_for_cli(store, write=False, wait=wait) as s:
+        position = _checked_layer(s, run_id, layer, neuron)
+        with StageProgress(enabled=not as_json, verb="reading") as progress:
+            progress.stage("paths")
+            read = [0]
+
+            def advance(done: int) -> None:
+                progress.advance(done - read[0])
+                read[0] = done
+
+            try:
+                rows = GraphStore(s, store).paths_through(run_id, position, neuron, limit=limit, progress=advance)
+            except StoreError as exc:
+                raise failure(exc) from None
+    if as_json:
+        print(json.dumps(rows))
+        return
+    print_rows(["id", "path", "kept"], [[str(r["id"]), r["text"], "yes" if r["kept"] else "no"] for r in rows])
+    Console(stderr=True).print(f"{len(rows)} path(s) through {layer}:{neuron}{' (limit reached)' if limit and len(rows) == limit else ''}",
+                               style="dim")
