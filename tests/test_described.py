@@ -16,7 +16,7 @@ from basispath_graph.general.described_io import read_described
 from basispath_graph.general.documents import paths_export_pieces
 from basispath_graph.general.solve import solve_general
 from basispath_graph.result import Result
-from basispath_graph.general.blocks import block_paths
+from basispath_graph.general.blocks import GeneralBlock, block_paths
 from basispath_graph.general.described import DescribedBasis, Family, certify_described
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.paths import certify_blocks
@@ -60,6 +60,28 @@ def test_certified_from_the_description_as_by_the_explicit_judge(spec, chunk_row
     assert chunked.sizes() == [len(b) for b in chunked] and chunked.path_count == net.m - net.H
     vectors = [oracle_vector((tuple((l, i) for l, i in p["nodes"]), tuple(p["taps"]))) for p in _paths(net, listed)]
     assert exact_rank(vectors) == len(vectors) == net.m - net.H
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs(), st.integers(1, 4), st.data())
+def test_lazy_chunks_give_the_blocks_paths_and_columns(spec, chunk_rows, data):
+    """``iter_chunks`` of a described basis lists the blocks' paths in order; a family's chunk
+    gives each column from the walks alone, and any rows it is asked for, as the made block does
+    (what ``paths_through`` reads)."""
+    from basispath_graph.general.lazy_blocks import iter_chunks
+
+    net, basis = _skeleton(spec)
+    if basis is None:
+        return
+    chunks = list(iter_chunks(basis, chunk_rows))
+    assert all(0 < len(c) <= chunk_rows for c in chunks)
+    made = [c if isinstance(c, GeneralBlock) else c.take(np.arange(len(c))) for c in chunks]
+    assert _paths(net, made) == _paths(net, list(basis))
+    for chunk in (c for c in chunks if isinstance(c, described.FamilyChunk)):
+        block = GeneralBlock(chunk.layers, chunk.hops, chunk.nodes, chunk.taps)
+        assert [chunk.column(k).tolist() for k in range(len(chunk.layers))] == block.nodes.T.tolist()
+        rows = np.array(data.draw(st.lists(st.integers(0, len(chunk) - 1), max_size=4)), dtype=np.int64)
+        assert block_paths(net, chunk.take(rows)) == block_paths(net, block.take(rows))
 
 
 def _families_with_designated(basis):

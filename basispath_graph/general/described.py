@@ -55,17 +55,26 @@ class Family:
 
     def local_ids(self, start: int, stop: int) -> np.ndarray:
         """Local weight ids (offset in the connection) of kept rows start .. stop - 1."""
-        r = np.arange(start, stop, dtype=np.int64)
+        return self.local_of(np.arange(start, stop, dtype=np.int64))
+
+    def local_of(self, rows: np.ndarray) -> np.ndarray:
+        """Local weight ids of the kept rows ``rows``."""
+        r = np.asarray(rows, dtype=np.int64)
         return r + np.searchsorted(self._shift, r, side="right")
 
 
 def family_block(net: GeneralNetwork, walks, family: Family, start: int = 0, stop: int | None = None) -> GeneralBlock:
     """Rows start .. stop - 1 of a family as a block: in(u) + e + out(v)."""
     stop = family.size if stop is None else stop
+    return family_rows(net, walks, family, np.arange(start, stop, dtype=np.int64))
+
+
+def family_rows(net: GeneralNetwork, walks, family: Family, rows: np.ndarray) -> GeneralBlock:
+    """The family's kept rows ``rows`` as a block: in(u) + e + out(v)."""
     k = family.connection
     c = net.connections[k]
     a, b = c.source, c.target
-    local = family.local_ids(start, stop)
+    local = family.local_of(rows)
     i, j, t = net.weight_ends(c, local)
     # int32: the largest blocks (a 512 x 512 x 9 conv) hold millions of rows
     nodes = np.concatenate([walks.in_nodes[a][i], walks.out_nodes[b][j]], axis=1).astype(np.int32)
@@ -83,6 +92,44 @@ class _FamilyPart:
 
     def block(self, start: int, stop: int) -> GeneralBlock:
         return family_block(self.net, self.walks, self.family, start, stop)
+
+    def chunk(self, start: int, stop: int) -> "FamilyChunk":
+        return FamilyChunk(self, start, stop)
+
+
+class FamilyChunk:
+    """Rows start .. stop - 1 of a family, made only as far as asked: ``column(k)`` gives the
+    neurons at the k-th layer from the designated walks alone (O(rows), where the whole block is
+    O(rows x depth): ``paths_through`` filters on one column), ``take(rows)`` those rows as a
+    block; ``nodes`` and ``taps`` make the whole block."""
+
+    def __init__(self, part: _FamilyPart, start: int, stop: int):
+        self.part, self.start, self.stop = part, start, stop
+        c = part.net.connections[part.family.connection]
+        w = part.walks
+        self.layers = w.in_layers[c.source] + w.out_layers[c.target]
+        self.hops = w.in_hops[c.source] + (part.family.connection,) + w.out_hops[c.target]
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def column(self, k: int) -> np.ndarray:
+        net, w, family = self.part.net, self.part.walks, self.part.family
+        c = net.connections[family.connection]
+        i, j, _ = net.weight_ends(c, family.local_ids(self.start, self.stop))
+        before = len(w.in_layers[c.source])
+        return w.in_nodes[c.source][i, k] if k < before else w.out_nodes[c.target][j, k - before]
+
+    def take(self, rows) -> GeneralBlock:
+        return family_rows(self.part.net, self.part.walks, self.part.family, self.start + np.asarray(rows, dtype=np.int64))
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return self.part.block(self.start, self.stop).nodes
+
+    @property
+    def taps(self) -> np.ndarray:
+        return self.part.block(self.start, self.stop).taps
 
 
 class DescribedBasis(LazyBlocks):

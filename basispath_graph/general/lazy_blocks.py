@@ -88,12 +88,15 @@ def iter_chunks(basis, chunk_rows: int = CHUNK_ROWS) -> Iterator:
     """The paths of ``basis`` (a ``LazyBlocks`` or a list of blocks with ``take``) in order, in
     blocks of at most ``chunk_rows`` paths, each made when reached, whatever a part says of its
     own chunking (a DEAH core block of ResNet-50 holds 25 M paths: code that only reads paths
-    does not need it whole)."""
+    does not need it whole). A part with ``chunk(start, stop)`` gives its own blocks, made only
+    as far as asked (``described.FamilyChunk``)."""
     if isinstance(basis, LazyBlocks):
         for p, part in enumerate(basis.parts):
             size = len(part) if isinstance(part, GeneralBlock) else part.size
+            lazy = getattr(part, "chunk", None)  # a part that makes its rows only as far as asked
             for start in range(0, size, chunk_rows):
-                yield basis._make(p, start, min(size, start + chunk_rows))
+                stop = min(size, start + chunk_rows)
+                yield lazy(start, stop) if lazy is not None else basis._make(p, start, stop)
         return
     for block in basis:
         if len(block) <= chunk_rows:
