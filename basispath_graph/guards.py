@@ -97,6 +97,18 @@ SECONDS = {
     "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
     "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
 }
+#: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears listed, the
+#: raw union certified and repaired by exact elimination), its own models over candidate layers
+#: (sum |B_r| x the layers of each, ``dag_sdvchain.cost_features``). The layered models
+#: overestimated it 2.1x (memory) and 3.4x (time) on SqueezeNet 1.1. Fitted by
+#: bench/fit_estimates.py to bench/calibration-layer-dag.json (2026-11-27, 2 cores): SqueezeNet 1.1
+#: at widths x0.25 to x1, 0.24 to 3.8 M candidates, the one torchvision DAG faithful deah runs at
+#: all here (GoogLeNet, Inception-v3, DenseNet-121, WRN-16-4 stay refused). Measured / estimated:
+#: memory 1.00, time 0.89-1.12. One topology (19 layers per candidate throughout): the time is
+#: put on candidate layers, as the layered deah model's, so that a deeper DAG is estimated dearer.
+LAYER_DAG_DEAH = "deah layer dag"
+MEMORY[LAYER_DAG_DEAH] = CostModel(4.161e7, 0, 0, 0.99, 0, 0, 107.2)
+SECONDS[LAYER_DAG_DEAH] = CostModel(0, 0, 0, 0.89, 0, 0, 3.903e-6)
 
 
 def skeleton_features(network) -> tuple[int, int]:
@@ -162,6 +174,12 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
     its core (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
         return (network.m, 0, *skeleton_features(network), 0)
+    if model_engine(network, engine) == LAYER_DAG_DEAH:
+        from .general.dag_deah import plan_dag_run
+        from .general.dag_sdvchain import cost_features
+
+        candidates, layers = cost_features(plan_dag_run(network))
+        return network.m, candidates, 0, 0, layers
     from .deah.step1_substructures import run_step1
 
     core = network
@@ -179,7 +197,12 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
 
 def model_engine(network, engine: str) -> str:
     """The key of ``engine``'s cost models on ``network``: "deah-complete described" where
-    deah-complete holds its B_r described (``deah.engine.describes``), else ``engine``."""
+    deah-complete holds its B_r described (``deah.engine.describes``), ``LAYER_DAG_DEAH`` for deah
+    on a general network whose core is a layer DAG, else ``engine``."""
+    if engine == "deah" and getattr(network, "connections", None) is not None:
+        from .general.paper_setting import reads_as_layer_dag
+
+        return LAYER_DAG_DEAH if reads_as_layer_dag(network) else engine
     if engine != "deah-complete":
         return engine
     from .deah.step1_substructures import run_step1

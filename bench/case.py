@@ -61,9 +61,26 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
 
+def scaled_spec(spec: dict, factor: float) -> dict:
+    """A general spec with every layer but the inputs ``bias`` and ``x`` ``factor`` times as wide
+    (at least 2): the same topology at another width, for a width sweep of one architecture
+    (dense connections only: a diagonal, identity or grouped one needs sizes that agree)."""
+    out = json.loads(json.dumps(spec))
+    for layer in out["layers"]:
+        if layer["name"] not in ("bias", "x"):
+            layer["size"] = max(2, round(layer["size"] * factor))
+    out["name"] = f"{spec['name']}@{factor:g}"
+    return out
+
+
 def parse_net(name: str):
     from basispath_graph.general.presets import GENERAL_FAMILIES, general_preset_spec
 
+    if "@" in name and (SPECS / f"{name.split('@')[0]}.json").is_file():  # a committed spec at another width
+        from basispath_graph.general.model import parse_general
+
+        base, factor = name.split("@")
+        return parse_general(scaled_spec(json.loads((SPECS / f"{base}.json").read_text()), float(factor)), name, 10**12)
     spec_file = SPECS / f"{name}.json"
     if "/" not in name and spec_file.is_file():  # a committed torchvision spec (tools/torchvision_specs.py)
         from basispath_graph.general.model import parse_general
@@ -209,10 +226,34 @@ def _solve_case(net, engine: str):
 
 
 def case_deah(net) -> dict:
+    if not net.is_layered:
+        return case_deah_general(net)
     r, out = _solve_case(net, "deah")
     if r is not None:
         out["discards_sdvchain"] = len(r.deah.step3.discards)
     return out
+
+
+def case_deah_general(net) -> dict:
+    """Faithful deah on a general network: on its layered core, or on a layer DAG core
+    (general/dag_sdvchain.py: SDVChain over the B_r of its ears, then the exact repair)."""
+    from basispath_graph.errors import BadInput
+    from basispath_graph.general.solve import solve_general
+    from basispath_graph.guards import ResourceLimit
+
+    t0 = time.perf_counter()
+    try:
+        r = solve_general(net, "deah", on_stage=Stages(), memory_limit=MEMORY_LIMIT)
+    except (ResourceLimit, BadInput) as exc:
+        return _refused(exc, t0)
+    total = time.perf_counter() - t0
+    run = r.core or r
+    selected = r.sdvchain.substructures.selected if r.sdvchain is not None else run.deah.step1.selected
+    return {
+        "total_s": total, "timings": rounded(r.timings), "basis_size": r.basis_size, "certified": r.certified,
+        "raw_certified": run.raw_verdict.certified, "raw_verdict": str(run.raw_verdict), "repairs": len(run.repairs),
+        "repairs_needed": run.repairs_needed, "discarded": len(run.discarded), "substructures_selected": len(selected),
+    }
 
 
 def rule_counts(r) -> dict:

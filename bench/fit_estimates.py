@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 
 from case import parse_net  # noqa: E402
 
-from basispath_graph.guards import features  # noqa: E402
+from basispath_graph.guards import features, model_engine  # noqa: E402
 
 
 def fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -63,7 +63,7 @@ def main() -> None:
     for c in cases:
         f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth, candidate layers
         # a record's model: its engine, or "deah-complete described" (guards.model_engine) where it ran described
-        by_engine.setdefault(c.get("model", c["kind"]), []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
+        by_engine.setdefault(c.get("model", model_engine(parse_net(c["net"]), c["kind"])), []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
     for engine, rows in by_engine.items():
         X = np.array([[1.0, *f] for _, f, _, _ in rows], dtype=float)
         for what, col in (("seconds", 2), ("bytes", 3)):

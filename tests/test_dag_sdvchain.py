@@ -210,8 +210,8 @@ def test_fire_module_by_hand_raw_union_repaired_visibly(tmp_path):
 
 
 def test_faithful_deah_refuses_a_layer_dag_over_the_limits_in_one_line(tmp_path):
-    """Faithful deah lists every B_r: the layered engine's models over sum |B_r| guard it, and
-    the refusal points to deah-complete: one line, exit 2, before Step 2."""
+    """Faithful deah lists every B_r: its models over sum |B_r| x layers (guards.LAYER_DAG_DEAH)
+    guard it, and the refusal points to deah-complete: one line, exit 2, before Step 2."""
     spec = tmp_path / "fire.json"
     spec.write_text(json.dumps(SMALL_FIRE))
     r = cli("solve", str(spec), "--engine", "deah", "--max-seconds", "0.000001", check=2)

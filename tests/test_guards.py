@@ -1,8 +1,9 @@
 """The resource estimates (basispath_graph/guards.py) against the measurements they were fitted to:
 bench/calibration.json (``make calibrate``: every engine on densenet and resnet of depth 8, widths
 32-512; faithful deah to width 128; the skeleton also over depth, on resnet-32x128, deep-32x16,
-two general presets and the torchvision networks of bench/specs/). Every estimate is within 2x of
-the measured peak memory and time, and a limit set to the measured peak refuses nothing."""
+two general presets and the torchvision networks of bench/specs/) and bench/calibration-layer-dag.json
+(faithful deah on SqueezeNet 1.1 at widths x0.25 to x1). Every estimate is within 2x of the
+measured peak memory and time, and a limit set to the measured peak refuses nothing."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from basispath_graph.guards import MEMORY, SECONDS, CostModel, ResourceLimit, ch
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATION = ROOT / "bench" / "calibration.json"
+LAYER_DAG_CALIBRATION = ROOT / "bench" / "calibration-layer-dag.json"
 FAMILIES = {"dense": "densenet", "resnet": "resnet"}
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -23,7 +25,9 @@ from case import parse_net  # noqa: E402  (bench/case.py: presets, general prese
 
 
 def _records() -> list[dict]:
-    return json.loads(CALIBRATION.read_text())["cases"]
+    """The calibration's records, and those of faithful deah on layer DAGs (a width sweep of
+    SqueezeNet 1.1, ``bench/run.py --only deah/squeezenet1_1@F``)."""
+    return [r for path in (CALIBRATION, LAYER_DAG_CALIBRATION) for r in json.loads(path.read_text())["cases"]]
 
 
 def _network(net: str):

@@ -30,7 +30,7 @@ import numpy as np
 from ..deah.repair import exact_repair, taken_blocks
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
 from ..discarded import DiscardedPath
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
+from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
@@ -40,7 +40,7 @@ from .model import GeneralNetwork
 from .paths import certify_blocks
 from .skeleton import skeleton_of, walks_forest
 
-__all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
+__all__ = ["cost_features", "outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
 
 
 @dataclass(frozen=True)
@@ -120,15 +120,21 @@ class SdvChainRun:
         return [(n, self.bases[n].take(self.step3.alive[n])) for n in self.substructures.selected]
 
 
+def cost_features(plan: DagRun) -> tuple[int, int]:
+    """(candidates, candidate layers) of faithful deah on a layer DAG core: the paths of the B_r
+    of its substructures, and those paths times the layers each visits (a B_r is listed)."""
+    return sum(e.rows for e in plan.ears), sum(e.rows * len(e.layers) for e in plan.ears)
+
+
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
-    """Faithful deah lists every B_r: the layered engine's models over sum |B_r| (and x layers)."""
-    candidates = sum(e.rows for e in plan.ears)
-    layers = sum(e.rows * len(e.layers) for e in plan.ears)
+    """Faithful deah lists every B_r: its own models over sum |B_r| x layers (``guards``, fitted
+    on a width sweep of SqueezeNet 1.1)."""
+    candidates, layers = cost_features(plan)
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
-    check_time(what, SECONDS["deah"], net.m, candidates, time_limit,
+    check_time(what, SECONDS[LAYER_DAG_DEAH], net.m, candidates, time_limit,
                f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers)
     if memory_limit is not None:
-        check_memory(what, MEMORY["deah"], net.m, candidates, memory_limit,
+        check_memory(what, MEMORY[LAYER_DAG_DEAH], net.m, candidates, memory_limit,
                      f"use --engine deah-complete (described) or raise --max-memory-gb / {MEMORY_ENV}", candidate_layers=layers)
 
 
