@@ -85,18 +85,6 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # 0, per H x depth.
 DESCRIBED_MEMORY = CostModel(5.991e7, 0.2794, 1.25, 0.80, 0, 0.2222)
 DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
-MEMORY = {
-    "skeleton": SKELETON_MEMORY,
-    "deah-complete described": DESCRIBED_MEMORY,
-    "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
-    "deah": CostModel(3.975e7, 0, 0, 0.93, 0, 0, 230),
-}
-SECONDS = {
-    "skeleton": SKELETON_SECONDS,
-    "deah-complete described": DESCRIBED_SECONDS,
-    "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
-    "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
-}
 #: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears listed, the
 #: raw union certified and repaired by exact elimination), its own models over candidate layers
 #: (sum |B_r| x the layers of each, ``dag_sdvchain.cost_features``). The layered models
@@ -107,8 +95,22 @@ SECONDS = {
 #: memory 1.00, time 0.89-1.12. One topology (19 layers per candidate throughout): the time is
 #: put on candidate layers, as the layered deah model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-MEMORY[LAYER_DAG_DEAH] = CostModel(4.161e7, 0, 0, 0.99, 0, 0, 107.2)
-SECONDS[LAYER_DAG_DEAH] = CostModel(0, 0, 0, 0.89, 0, 0, 3.903e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(4.161e7, 0, 0, 0.99, 0, 0, 107.2)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.89, 0, 0, 3.903e-6)
+MEMORY = {
+    "skeleton": SKELETON_MEMORY,
+    "deah-complete described": DESCRIBED_MEMORY,
+    "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
+    "deah": CostModel(3.975e7, 0, 0, 0.93, 0, 0, 230),
+    LAYER_DAG_DEAH: LAYER_DAG_DEAH_MEMORY,
+}
+SECONDS = {
+    "skeleton": SKELETON_SECONDS,
+    "deah-complete described": DESCRIBED_SECONDS,
+    "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
+    "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
+    LAYER_DAG_DEAH: LAYER_DAG_DEAH_SECONDS,
+}
 
 
 def skeleton_features(network) -> tuple[int, int]:

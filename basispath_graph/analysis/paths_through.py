@@ -49,9 +49,9 @@ def path_sources(kept: Sequence, discarded: Sequence) -> list[tuple[int, bool, S
 def paths_through(network, sources, layer: int | str, neuron: int, progress=None) -> Iterator[dict]:
     """Every path of ``sources`` (``path_sources``) through ``neuron`` of ``layer``, by id: rows
     ``{"id", "text", "kept"}``. A sequence with ``iter_blocks()`` (the made ones) is read block by
-    block; any other (a listed run's) path by path. None for a layer the network does not have or
-    a neuron outside its size, as the Cypher question gives no row. ``progress(paths)`` is called
-    after each block with the paths read so far."""
+    block; any other (a listed run's) path by path. No row for a layer the network does not have
+    or a neuron outside its size, as from the Cypher question. ``progress(paths)`` is called after
+    each block with the paths read so far."""
     layer = resolve_layer(network, layer)
     if layer < 0 or not 0 <= int(neuron) < _size(network, layer):
         return

@@ -28,7 +28,7 @@ def _checked_layer(store, run_id: str, layer: str, neuron: int) -> int:
     position = resolve_layer(network, layer)
     if position < 0:
         count = network.L + 1 if network.is_layered else len(network.layers)
-        shown = [layer.name for layer in getattr(network, "layers", [])]
+        shown = [] if network.is_layered else [spec_layer.name for spec_layer in network.layers]
         names = "" if network.is_layered else f" or a name: {', '.join(shown[:6])}{', ...' if len(shown) > 6 else ''}"
         raise fail(f"run {run_id}'s network has no layer {layer!r} (give an index 0 .. {count - 1}{names})")
     size = int(network.widths[position]) if network.is_layered else int(network.layers[position].size)
