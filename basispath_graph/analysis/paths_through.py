@@ -9,7 +9,7 @@ The rows are the Cypher question's: ``id`` (kept 0 .. |B| - 1 in basis order, th
 in their order, as a listed run numbers its ``BasisPath`` nodes), ``text`` (as a node's) and
 ``kept``. A skeleton family is filtered on the one column read from its designated walks and
 only its matching paths are made (``described.FamilyChunk``: ResNet-50's 25.5 M skeleton paths in
-about 2 s); any other block is made whole (deah-complete's core on ResNet-50: about 70 s).
+about 2 s); any other block is made whole (deah-complete's core on ResNet-50: about 50 s).
 """
 
 from __future__ import annotations
