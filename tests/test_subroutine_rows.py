@@ -33,6 +33,11 @@ def test_every_row_is_subroutines_row(net, seed, data):
             continue
         made = rows.take(rows.pstar[position]).nodes[:, : position + 1]
         assert np.array_equal(made, walks)
+        # the direct walks on from every neuron: the all-direct rows from layer 0 follow them
+        onward = rows.forward(position, np.arange(net.widths[layer]))
+        assert onward.shape == (net.widths[layer], len(layers) - position)
+        direct = rows.take(np.arange(net.widths[layers[0]])).nodes  # section 0: the all-direct paths
+        assert np.array_equal(onward[direct[:, position]], direct[:, position:])
 
 
 @settings(max_examples=60, deadline=None)

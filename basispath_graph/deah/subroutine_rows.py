@@ -71,18 +71,18 @@ class SubroutineRows:
     def backward(self, position: int, ends: np.ndarray) -> np.ndarray:
         """in_r: the predecessor walks to ``ends`` (neurons at route position ``position``),
         shape (len(ends), position + 1)."""
-        cols = [np.asarray(ends, dtype=np.int64)]
-        for k in range(position - 1, -1, -1):
-            cols.append(self.pred[k][cols[-1]])
-        return np.stack(cols[::-1], axis=1)
+        ends = np.asarray(ends, dtype=np.int64)
+        part = np.empty((len(self.layers), len(ends)), dtype=np.int64)
+        self._walk_into(part, position, ends, forward=False)
+        return np.ascontiguousarray(part[: position + 1].T)
 
     def forward(self, position: int, starts: np.ndarray) -> np.ndarray:
         """out_r: the direct walks from ``starts`` (neurons at route position ``position``) to
         the route's end, shape (len(starts), len(route) - position)."""
-        cols = [np.asarray(starts, dtype=np.int64)]
-        for k in range(position, len(self.layers) - 1):
-            cols.append(self.direct[k][cols[-1]])
-        return np.stack(cols, axis=1)
+        starts = np.asarray(starts, dtype=np.int64)
+        part = np.empty((len(self.layers), len(starts)), dtype=np.int64)
+        self._walk_into(part, position, starts, forward=True)
+        return np.ascontiguousarray(part[position:].T)
 
     def take(self, index) -> PathBlock:
         """Rows ``index`` (indices into B_r in any order, a slice or a mask) as a block."""
