@@ -87,7 +87,7 @@ DESCRIBED_MEMORY = CostModel(5.991e7, 0.2794, 1.25, 0.80, 0, 0.2222)
 DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears listed, the
 #: raw union certified and repaired by exact elimination), its own models over candidate layers
-#: (sum |B_r| x the layers of each, ``dag_sdvchain.cost_features``). The layered models
+#: (sum |B_r| x the layers of each, ``DagRun.candidate_features``). The layered models
 #: overestimated it 2.1x (memory) and 3.4x (time) on SqueezeNet 1.1. Fitted by
 #: bench/fit_estimates.py to bench/calibration-layer-dag.json (2026-11-27, 2 cores): SqueezeNet 1.1
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, the one torchvision DAG faithful deah runs at
@@ -178,9 +178,8 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
         return (network.m, 0, *skeleton_features(network), 0)
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
-        from .general.dag_sdvchain import cost_features
 
-        candidates, layers = cost_features(plan_dag_run(network))
+        candidates, layers = plan_dag_run(network).candidate_features()
         return network.m, candidates, 0, 0, layers
     from .deah.step1_substructures import run_step1
 

@@ -100,6 +100,11 @@ class DagRun:
     def discard_count(self) -> int:
         return sum(e.prefix + e.suffix for e in self.ears)
 
+    def candidate_features(self) -> tuple[int, int]:
+        """(candidates, candidate layers): the paths of every B_r (p_0's and the ears'), and those
+        paths times the layers each visits: what faithful deah lists (``guards.LAYER_DAG_DEAH``)."""
+        return sum(e.rows for e in self.ears), sum(e.rows * len(e.layers) for e in self.ears)
+
     @cached_property
     def hops(self) -> dict[int, HopCounts]:
         """Every core connection's ``HopCounts`` (what B_r's sizes and the discards' parts sum)."""

@@ -40,7 +40,7 @@ from .model import GeneralNetwork
 from .paths import certify_blocks
 from .skeleton import skeleton_of, walks_forest
 
-__all__ = ["cost_features", "outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
+__all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
 
 
 @dataclass(frozen=True)
@@ -120,16 +120,10 @@ class SdvChainRun:
         return [(n, self.bases[n].take(self.step3.alive[n])) for n in self.substructures.selected]
 
 
-def cost_features(plan: DagRun) -> tuple[int, int]:
-    """(candidates, candidate layers) of faithful deah on a layer DAG core: the paths of the B_r
-    of its substructures, and those paths times the layers each visits (a B_r is listed)."""
-    return sum(e.rows for e in plan.ears), sum(e.rows * len(e.layers) for e in plan.ears)
-
-
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
     """Faithful deah lists every B_r: its own models over sum |B_r| x layers (``guards``, fitted
     on a width sweep of SqueezeNet 1.1)."""
-    candidates, layers = cost_features(plan)
+    candidates, layers = plan.candidate_features()
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
     check_time(what, SECONDS[LAYER_DAG_DEAH], net.m, candidates, time_limit,
                f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers)
