@@ -65,11 +65,12 @@ KILL_POINTS = (
     "subdivision sets:batch:1",
     "basis paths",
     "basis paths:batch:1",
-    "basis paths:batch:5",
+    "basis paths:batch:2",
     "discards",
     "discards:batch:1",
-    "certificates",
-    "certificates:batch:1",
+    "links",
+    "links:batch:1",
+    "links:batch:5",
     "complete",
 )
 

@@ -510,9 +510,18 @@ def case_store(net, store_dir: str, engine: str) -> dict:
             "repairs_needed": r.repairs_needed,
             "backend": store.backend,
             "run_id": run_id,
+            **({"writers": _neo4j_writers()} if store.backend == "neo4j" else {}),
         }
     finally:
         store.close()
+
+
+def _neo4j_writers() -> int:
+    """How many relationship writes a Neo4j store runs at once (BASISPATH_NEO4J_WRITERS)."""
+    from basispath_graph.store.base import env_rows
+    from basispath_graph.store.neo4j_store import WRITERS, WRITERS_ENV
+
+    return env_rows(WRITERS_ENV, WRITERS, "writers")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def test_run_in_a_log_prints_a_line_per_stage(tmp_path):
     stage = re.compile(rf"run {run_id}: (writing )?([\w ]+) \.\.\. \d+\.\d s(, \d+ rows)?$")
     assert lines and all(stage.match(line) for line in lines), show(res)
     stages = [stage.match(line).group(2) for line in lines]
-    assert stages[:2] == ["step1", "step2"] and "basis paths" in stages and stages[-1] == "certificates", stages
+    assert stages[:2] == ["step1", "step2"] and "basis paths" in stages and stages[-1] == "links", stages
     assert re.search(rf"^run {run_id}: writing basis paths \.\.\. \d+\.\d s, [1-9]\d* rows$", res.stderr, re.M), res.stderr
     # --json: stdout stays one JSON document, the lines still go to stderr; --quiet: no lines
     as_json = cli("run", SPEC, "--store", store, "--json", check=0)

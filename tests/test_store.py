@@ -164,7 +164,7 @@ def test_ingest_checks_every_spec_before_writing(tmp_path, store_uri):
     assert json.loads(r.stdout) == [{"name": "mlp"}]
 
 
-KILL_STAGES = ["substructures", "solved", "basis paths", "discards", "certificates", "complete"]
+KILL_STAGES = ["substructures", "solved", "basis paths", "discards", "links", "complete"]
 # Neo4j: one stage, mid-persistence (tests/reliability/test_crash_safety.py kills at every
 # point on both backends); each case costs three runs.
 NEO4J_KILL_STAGES = ["discards"]

@@ -77,7 +77,9 @@ def _columns(rows: list[dict]) -> dict[str, list]:
 def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_stage=None, on_batch=None, committed: Committed | None = None,
                     form: LayeredForm | None = None, basis: list | None = None) -> None:
     """Write every artifact of a solved run, stage by stage (the run's ``stage`` property says
-    which): subdivision sets and chains, basis and discarded paths, discard records, certificates.
+    which): subdivision sets and chains, basis and discarded paths, discard records, then every
+    relationship between them (``links``: KEPT, DISCARDED, FROM_SUBSTRUCTURE, REASON and the
+    certificates, independent writes that ``Store.bulk_together`` may run at once).
 
     ``result`` is the layered run: a layered network's, or the one on a general network's core
     (then ``form`` is its ``GeneralForm`` and ``basis`` the general basis, the core's kept paths
@@ -113,8 +115,10 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
     discarded_columns = form.path_columns(run_id, discarded_blocks, n, False)
     n_discarded = len(discarded_columns["id"])
     bulk("insert_basis_paths", discarded_columns)
-    bulk("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]})
-    bulk("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]})
+    links = [
+        ("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]}),
+        ("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]}),
+    ]
     if deah is not None:
         kept_subs = np.repeat(  # the layered run's kept paths: ids 0 .. its basis size - 1
             np.array([-1 if s is None else s for s in result.basis_substructures], dtype=np.int64),
@@ -123,13 +127,16 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
         path_ids = np.concatenate([np.arange(len(kept_subs), dtype=np.int64), n + np.arange(n_discarded, dtype=np.int64)])
         subs = np.concatenate([kept_subs, np.asarray(discarded_subs, dtype=np.int64)])
         has = subs >= 0
-        bulk("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])})
+        links.append(("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])}))
 
         stage("discards")
         if columnar and not result.repairs:
-            _write_discard_table(run_id, form, discarded, n, bulk, stage)
-            return
-        _write_discard_records(run_id, form, result, n, bulk, stage)
+            links += _write_discard_table(run_id, form, discarded, n, bulk)
+        else:
+            links += _write_discard_records(run_id, form, result, n, bulk)
+    # Every node is stored: the relationships are independent writes, which a server can take at once.
+    stage("links")
+    resume.bulk_together(store, links, committed, on_batch)
 
 
 def write_subdivision_sets(store: Store, run_id: str, deah, bulk, stage, committed: Committed | None = None) -> None:
@@ -149,10 +156,11 @@ def write_subdivision_sets(store: Store, run_id: str, deah, bulk, stage, committ
     bulk("insert_chains", _columns(links))
 
 
-def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, bulk, stage) -> None:
-    """deah-complete's discard records and certificates as columns straight from its arrays
-    (``DiscardTable.part_arrays``): the same nodes and relationships ``_write_discard_records``
-    writes record by record, without a Python object per discard or per certificate term."""
+def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, bulk) -> list[tuple[str, dict]]:
+    """deah-complete's discard records as columns straight from its arrays
+    (``DiscardTable.part_arrays``): the same nodes ``_write_discard_records`` writes record by
+    record, without a Python object per discard or per certificate term. Returns the writes of
+    their relationships (``REASON``, ``CERTIFIED_BY``), for the links stage."""
     table: DiscardTable = discarded.table
     count = len(discarded)
     cols = {"substructure": [], "hop": [], "crossing": [], "twin": [], "differs": [], "twin_differs": [], "agrees": [], "step": []}
@@ -193,22 +201,23 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
     }
     bulk("insert_discards", records if count else {})
     discard_ids = n + np.arange(count, dtype=np.int64)
-    bulk("link_reason", {"from": ArrowStrings.keys(f"{run_id}:", discard_ids), "to": records["uid"]} if count else {})
-    stage("certificates")
+    links = [("link_reason", {"from": ArrowStrings.keys(f"{run_id}:", discard_ids), "to": records["uid"]} if count else {})]
     if discarded.ptr is None:  # a described run's certificates are made when asked for (why), not stored
-        return
+        return links
     lengths = np.diff(discarded.ptr)
     if len(discarded.idx):
-        bulk("link_certified_by", {
+        links.append(("link_certified_by", {
             "from": ArrowStrings.keys(f"{run_id}:", np.repeat(discard_ids, lengths)),
             "to": ArrowStrings.keys(f"{run_id}:", discarded.idx),
             "coef": discarded.coef,
-        })
+        }))
+    return links
 
 
-def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, n: int, bulk, stage) -> None:
-    """The discard records, re-admissions and certificates of faithful deah (and of any run with
-    repairs), one record at a time: SDVChain's calls, repairs."""
+def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, n: int, bulk) -> list[tuple[str, dict]]:
+    """The discard records and re-admissions of faithful deah (and of any run with repairs), one
+    record at a time: SDVChain's calls, repairs. Returns the writes of their relationships
+    (``REASON``, ``CERTIFIED_BY``), for the links stage."""
     deah = result.deah if result.deah is not None else result.sdvchain
     readmitted = {(r.layers, r.indices, r.taps) for r in result.repairs if r.action != "drop"}
     # Only re-admitted paths need their basis id looked up (rare: repairs only).
@@ -236,9 +245,10 @@ def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, 
             records.append(_discard_row(run_id, len(records), form, r, deah.bases))
             reasons.append((f"{run_id}:{index_of[(r.layers, r.indices, r.taps)]}", records[-1]["uid"]))
     bulk("insert_discards", _columns(records))
-    bulk("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]})
-    stage("certificates")
-    bulk("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]})
+    return [
+        ("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]}),
+        ("link_certified_by", {"from": [a for a, _, _ in certs], "to": [b for _, b, _ in certs], "coef": [c for _, _, c in certs]}),
+    ]
 
 
 def _row_keys(network, block) -> list[tuple]:

@@ -24,7 +24,8 @@ class Store(ABC):
 
     ``run(name, **params)`` runs a named query (every statement of its file) and returns the rows
     of the last one as dicts. ``bulk(name, columns)`` loads many rows with the named query:
-    ``columns`` maps column name -> list of values, all of one length. ``query(text, params)`` runs
+    ``columns`` maps column name -> list of values, all of one length; ``bulk_together(writes)``
+    loads several independent ones. ``query(text, params)`` runs
     user Cypher and returns (columns, rows); it is read-only unless the store was opened with
     ``write=True``. ``close()`` releases it (the embedded store's lock, the driver).
     """
@@ -37,6 +38,13 @@ class Store(ABC):
 
     @abstractmethod
     def bulk(self, name: str, columns: dict[str, list], progress=None) -> None: ...
+
+    def bulk_together(self, writes: list[tuple[str, dict]], progress=None) -> None:
+        """``bulk`` of several independent writes (none reads rows another of them writes). Here
+        one after the other; a server backend may run them at once, each still in order, so that
+        each write's stored rows stay a prefix of its rows (``store/resume.py``)."""
+        for name, columns in writes:
+            self.bulk(name, columns, progress)
 
     @abstractmethod
     def query(self, text: str, params: dict | None = None) -> tuple[list[str], list[list]]: ...
@@ -184,17 +192,18 @@ def columns_from(columns: dict, start: int) -> dict:
     return {k: v[start:] for k, v in columns.items()}
 
 
-def env_rows(name: str, default: int) -> int:
-    """A row count from the environment variable NAME (whole number >= 1), else DEFAULT."""
+def env_rows(name: str, default: int, what: str = "rows") -> int:
+    """A count of WHAT (rows, writers) from the environment variable NAME (whole number >= 1),
+    else DEFAULT."""
     raw = os.environ.get(name)
     if not raw:
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}") from None
+        raise StoreError(f"{name} must be a whole number of {what} >= 1, got {raw!r}") from None
     if value < 1:
-        raise StoreError(f"{name} must be a whole number of rows >= 1, got {raw!r}")
+        raise StoreError(f"{name} must be a whole number of {what} >= 1, got {raw!r}")
     return value
 
 

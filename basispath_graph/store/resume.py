@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .base import Store, StoreError, column_length, columns_from
 
-__all__ = ["Committed", "WRITES", "bulk", "derive", "writer"]
+__all__ = ["Committed", "WRITES", "bulk", "bulk_together", "derive", "writer"]
 
 #: Every write of a run, in the order a run makes them: bulk loads and derived relations.
 WRITES = (
@@ -25,14 +25,15 @@ WRITES = (
     "compute_contains",
     "insert_chains",
     "insert_basis_paths",
-    "link_kept",
     "insert_designations",
     "insert_families",
     "insert_choice_orders",
     "insert_described_blocks",
+    "insert_discards",
+    # the relationships, after every node they join: one stage, written together (Neo4j: at once)
+    "link_kept",
     "link_discarded",
     "link_from_substructure",
-    "insert_discards",
     "link_reason",
     "link_certified_by",
 )
@@ -73,14 +74,29 @@ class Committed:
             )
 
 
+def _unwritten(name: str, columns: dict, committed: Committed | None) -> dict | None:
+    """The rows of ``columns`` (write ``name``) that ``committed`` does not already hold; None
+    when it holds them all (or there are none)."""
+    n = column_length(columns)
+    skip = committed.take(name, n) if committed is not None and n else 0
+    if skip >= n:
+        return None
+    return columns_from(columns, skip) if skip else columns
+
+
 def bulk(store: Store, name: str, columns: dict, committed: Committed | None = None, progress=None) -> None:
     """``store.bulk`` of the rows of ``columns`` that ``committed`` does not already hold."""
-    n = column_length(columns)
-    if n == 0:
-        return
-    skip = committed.take(name, n) if committed is not None else 0
-    if skip < n:
-        store.bulk(name, columns_from(columns, skip) if skip else columns, progress)
+    rest = _unwritten(name, columns, committed)
+    if rest is not None:
+        store.bulk(name, rest, progress)
+
+
+def bulk_together(store: Store, writes: list[tuple[str, dict]], committed: Committed | None = None, progress=None) -> None:
+    """``store.bulk_together`` of independent writes, each without the rows ``committed`` holds:
+    a server may run them at once, and each stays a committed prefix, as ``bulk`` keeps it."""
+    left = [(name, rest) for name, columns in writes if (rest := _unwritten(name, columns, committed)) is not None]
+    if left:
+        store.bulk_together(left, progress)
 
 
 def derive(store: Store, name: str, committed: Committed | None = None, **params) -> None:

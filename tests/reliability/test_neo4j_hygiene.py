@@ -735,7 +735,7 @@ def test_a_server_killed_mid_run_gives_one_line_and_exit_3(tmp_path):
             deadline = time.monotonic() + 120
             while True:  # until the run writes its paths
                 stages = driver.execute_query("MATCH (r:Run) RETURN r.stage AS stage").records
-                if stages and stages[0]["stage"] in ("basis paths", "discards", "certificates"):
+                if stages and stages[0]["stage"] in ("basis paths", "discards", "links"):
                     break
                 assert run.poll() is None, f"the run ended before its server was killed: {run.communicate()}"
                 assert time.monotonic() < deadline, f"the run never reached its writes: {stages}"
