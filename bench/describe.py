@@ -142,7 +142,8 @@ def server_text(rec: dict) -> str:
     sv = rec.get("server")
     if not sv:
         return "; Neo4j over Bolt at NEO4J_URI (server memory not measured)"
-    writers = f", {rec['writers']} relationship writes at once" if rec.get("writers") else ""
+    n = (rec.get("result") or {}).get("writers")
+    writers = (", one relationship write at a time" if n == 1 else f", {n} relationship writes at once") if n else ""
     text = f"; local Neo4j over Bolt{writers}, heap {sv['heap']} (-Xms = -Xmx), page cache {sv['pagecache_mb']} MB"
     if "vmhwm_mb" in sv:
         text += f": server peak RSS {fmb(sv['vmhwm_mb'])}"
