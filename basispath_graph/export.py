@@ -19,7 +19,7 @@ from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
 from .verify import format_path, read_path
 
-__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes"]
+__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes", "kept_reason", "why_reason", "NEVER_A_CANDIDATE", "NEVER_A_CANDIDATE_GENERAL"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -29,6 +29,26 @@ def _path(layers, indices) -> list[list[int]]:
 #: What each action of the repair means, as ``why`` says it.
 REPAIR_DETAILS = {"drop": "dropped: dependent on the paths kept before it", "readmit": "re-admitted: it raises the rank",
                   "add": "added: a skeleton path was needed to reach m - H"}
+
+
+def kept_reason(has_substructure: bool) -> dict:
+    """Why a kept path is kept, as ``why`` says it (a stored run's or a solve's answer alike)."""
+    detail = "kept: in B_r of its substructure and never discarded" if has_substructure else "kept: a path of the basis"
+    return {"step": "kept", "detail": detail}
+
+
+#: The detail of a path a run never had as a candidate, answered with its coordinates: on a layered
+#: network, paths in no B_r; a general run's (skeleton, tap lift) have no B_r to name.
+NEVER_A_CANDIDATE = "never a candidate of this run (in no B_r): its coordinates over the run's basis"
+NEVER_A_CANDIDATE_GENERAL = "never a candidate of this run: its coordinates over the run's basis"
+
+
+def why_reason(reason: dict) -> dict:
+    """A discard's ``reason_document`` as ``why`` answers it, stored run or solve alike: a rule's
+    action is "discard", a repair's says what it did (``REPAIR_DETAILS``)."""
+    if reason["step"] == "repair":
+        return {**reason, "detail": REPAIR_DETAILS.get(reason["action"], reason["action"])}
+    return {"step": reason["step"], "action": "discard", **{k: v for k, v in reason.items() if k != "step"}}
 
 
 def reason_document(result: "Result", d: DiscardedPath) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from .analysis.general_coordinates import check_general_certificate, general_coo
 from .discarded import DiscardedPath, DiscardedList
 from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
-from .export import export_document, record_document, summary
+from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, reason_document, record_document, summary, why_reason
 from .general.blocks import block_general_paths, general_path_json
 from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discard
 from .general.described import path_count
@@ -227,8 +228,12 @@ class Result:
         rule that decided it (``{"step", ...}`` in the shape of the rule: SDVChain call, hop
         rule, local rule, repair, or "coordinates"); ``certificate`` the terms ``{"coef",
         "path", "index"}`` with path = sum of coef x basis path (``index`` into ``basis``);
-        ``verified`` the re-check by vector addition, done now. ``run`` and ``id`` are None
-        (a stored run's answer has its run and stored path ids there).
+        ``verified`` the re-check by vector addition, done now. ``id`` is the path's id as a
+        stored run of this result numbers it (kept paths by basis index, then the discards in
+        order) on a layered network, else None; ``run`` is None (a stored run's answer has its
+        id there). On a layered network the answer is the stored run's but for ``run``
+        (tests/test_why_one_answer.py); a path the repair re-admitted names the repair, with the
+        SDVChain call it undid as ``earlier``.
 
         Raises BadInput when ``path`` is not a path of the network.
         """
@@ -254,18 +259,21 @@ class Result:
             found = _find_row(self.basis, layers, indices) if described is None else None
         if found is not None:
             block, index = found
-            return {**answer, "status": "kept", "substructure": self.basis_substructures[block],
-                    "reason": {"step": "kept", "detail": "kept: a path of the basis"},
+            sub = self._substructure_layers(self.basis_substructures[block])
+            reason = self._readmission(layers, indices) or kept_reason(sub is not None)
+            return {**answer, "id": index, "status": "kept", "substructure": sub, "reason": reason,
                     "certificate": [{"coef": 1, "path": pairs, "index": index}], "verified": True}
         if described is not None and described[0] == "discarded":
-            record = self.discarded[described[1]]
+            k = described[1]
         else:
-            record = self._discard_record(layers, indices) if described is None else None
-        if record is not None:
-            return {**answer, **self._discard_answer(self, record, pairs, (layers, indices), check_certificate)}
+            k = self._discard_position(layers, indices) if described is None else None
+        if k is not None:  # ids as a stored run numbers them: the discards after the basis, in order
+            record = self.discarded[k]
+            found = self._discard_answer(self, record, pairs, (layers, indices), check_certificate)
+            return {**answer, **found, "id": self.basis_size + k, "substructure": self._substructure_layers(record.substructure)}
         coords = coordinates(self.network, self.basis, tuple(zip(layers, indices)))
         return {**answer, "status": "not a candidate", "substructure": None,
-                "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
+                "reason": {"step": "coordinates", "detail": NEVER_A_CANDIDATE},
                 "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
                 "verified": coords["verified"]}
 
@@ -279,16 +287,41 @@ class Result:
 
     def _discard_record(self, layers, indices, taps=None):
         """The discard record of a path (``taps``: a general path's, for faithful deah on a layer DAG)."""
-        for d in self.discarded:
+        k = self._discard_position(layers, indices, taps)
+        return None if k is None else self.discarded[k]
+
+    def _discard_position(self, layers, indices, taps=None) -> int | None:
+        """Where a path is in ``discarded`` (None: it is not a discard)."""
+        for k, d in enumerate(self.discarded):
             if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices) and d.taps == taps:
-                return d
+                return k
         return None
+
+    def _readmission(self, layers, indices) -> dict | None:
+        """The repair that re-admitted a kept path, with the SDVChain call it undid as
+        ``earlier`` (as a stored run's ``why`` names it); None for a path not re-admitted."""
+        key = (tuple(layers), tuple(indices))
+        if self.deah is None or not any(r.action == "readmit" and (tuple(r.layers), tuple(r.indices)) == key for r in self.repairs):
+            return None
+        reason = why_reason({"step": "repair", "action": "readmit"})
+        for disc in self.deah.step3.discards:
+            block = self.deah.bases[disc.substructure]
+            if (tuple(block.layers), tuple(int(x) for x in block.take([disc.row]).nodes[0])) == key:
+                return {**reason, "earlier": why_reason(reason_document(self, SimpleNamespace(reason=disc)))}
+        return reason
+
+    def _substructure_layers(self, idx) -> list[int] | None:
+        """The layers of substructure path ``idx`` of a layered DEAH run (as ``why`` names a
+        path's substructure); None for none (a skeleton path, a repair's added path)."""
+        if idx is None or idx < 0 or self.deah is None:
+            return None
+        return list(self.deah.step1.paths[idx].layers)
 
     def _discard_answer(self, run: "Result", record, path_json, target, check, reason: dict | None = None) -> dict:
         """status, substructure, reason (the rule, from ``run``: this result or its core; or
         ``reason`` as given), certificate over this result's basis and its re-check by vector
         addition."""
-        reason = reason if reason is not None else record_document(run, record)["reason"]
+        reason = reason if reason is not None else why_reason(record_document(run, record)["reason"])
         indices = [(int(i), int(c)) for i, c in (record.certificate or [])]
         terms = [(c, self.basis_path(i)) for i, c in indices]
         spell = (lambda p: [[int(l), int(i)] for l, i in zip(*p)]) if self.network.is_layered else (
@@ -328,8 +361,9 @@ class Result:
             return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
         index = found[1] if found is not None else find_general_path(net, self.basis, target)
         if index is not None and found != ABSENT:
-            return {**answer, "status": "kept", "substructure": None,
-                    "reason": {"step": "kept", "detail": "kept: a path of the basis"},
+            core_kept = self.core is not None and index < self.core.basis_size  # a core path: kept from its B_r
+            sub = self.core.basis_substructures[self.core._block_of(index)] if core_kept else None
+            return {**answer, "status": "kept", "substructure": None, "reason": kept_reason(sub is not None),
                     "certificate": [{"coef": 1, "path": answer["path"], "index": index}], "verified": True}
         record = self._core_discard(target) if found is None else None
         if record is not None:
@@ -338,7 +372,7 @@ class Result:
             return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
         coords = self._general_coordinates(target)
         return {**answer, "status": "not a candidate", "substructure": None,
-                "reason": {"step": "coordinates", "detail": "never a candidate (kept nor discarded): its coordinates over the basis"},
+                "reason": {"step": "coordinates", "detail": NEVER_A_CANDIDATE_GENERAL},
                 "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
                 "verified": coords["verified"]}
 

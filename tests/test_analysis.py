@@ -75,7 +75,7 @@ def test_why_on_a_kept_path(stored):
     run = runs["densenet-style"]["run_id"]
     answer = json.loads(cli("why", "--store", store, run, "0", "--json", check=0).stdout)
     assert answer["status"] == "kept" and answer["verified"] is True
-    assert answer["certificate"] == [{"coef": 1, "path": answer["path"]}]
+    assert answer["certificate"] == [{"coef": 1, "path": answer["path"], "index": 0}]  # itself, basis index 0
 
 
 @pytest.mark.parametrize(

@@ -334,7 +334,7 @@ def check_resnet20_deah_complete(store: str, tmp_path) -> dict:
         assert +total == _weights(net, _as_path(net, answer["path"])) and not -total
     assert (core_kept["status"], core_kept["reason"]["detail"]) == ("kept", "kept: in B_r of its substructure and never discarded")
     assert core_kept["substructure"][0] == "input"
-    assert (lifted_kept["status"], lifted_kept["substructure"], lifted_kept["reason"]["detail"]) == ("kept", None, "kept: a path of the run's basis")
+    assert (lifted_kept["status"], lifted_kept["substructure"], lifted_kept["reason"]["detail"]) == ("kept", None, "kept: a path of the basis")
     return summary
 
 

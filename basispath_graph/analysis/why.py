@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..deah.local_witness import explain_local
 from ..errors import BadInput
-from ..export import REPAIR_DETAILS
+from ..export import NEVER_A_CANDIDATE, REPAIR_DETAILS, kept_reason
 from ..general.model import GeneralNetwork
 from .coordinates import check_certificate, coordinates, path_weights
 from .why_dag import dag_answer
@@ -85,7 +85,7 @@ class LayeredSpelling:
     #: A stored path not kept and without a certificate gets its coordinates (else: not verified).
     without_certificate = False
     #: The detail of a path the run never had as a candidate (answered with its coordinates).
-    never_a_candidate = "never a candidate of this run (in no B_r): its coordinates over the run's basis"
+    never_a_candidate = NEVER_A_CANDIDATE
 
     def __init__(self, store: Store, ctx: RunContext) -> None:
         self.store, self.ctx, self.network = store, ctx, ctx.network
@@ -112,10 +112,11 @@ class LayeredSpelling:
                 "substructure": row["substructure"]}
 
     def term(self, coef: int, path, row: dict) -> dict:
-        return {"coef": coef, "path": _pairs(*path)}
+        """A certificate term; ``index`` into the basis is the kept path's stored id."""
+        return {"coef": coef, "path": _pairs(*path), "index": row["id"]}
 
     def kept_detail(self, row: dict) -> str:
-        return "kept: in B_r of its substructure and never discarded"
+        return kept_reason(row["substructure"] is not None)["detail"]
 
     def check(self, target, terms) -> bool:
         return check_certificate(target, terms)
@@ -162,7 +163,7 @@ class LayeredSpelling:
             "status": "not a candidate",
             "substructure": None,
             "reason": {"step": "coordinates", "detail": self.never_a_candidate},
-            "certificate": [{"coef": t["coef"], "path": t["path"], "id": ids[t["index"]]} for t in answer["coordinates"]],
+            "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"], "id": ids[t["index"]]} for t in answer["coordinates"]],
             "verified": answer["verified"],
         }
 

@@ -16,6 +16,7 @@ import re
 
 from ..deah.local_witness import explain_local
 from ..errors import BadInput
+from ..export import NEVER_A_CANDIDATE_GENERAL, kept_reason
 from ..general.blocks import general_weight_endpoints
 from ..general.paths import GeneralPath, format_general_path, read_general_path_argument
 from ..store import Store
@@ -40,7 +41,7 @@ class GeneralSpelling:
     the local rule's witness is recomputed on the core and its layers named."""
 
     without_certificate = True  # a path not kept, stored without a certificate (before the core's artifacts were): its coordinates
-    never_a_candidate = "never a candidate of this run: its coordinates over the run's basis"
+    never_a_candidate = NEVER_A_CANDIDATE_GENERAL
 
     def __init__(self, store: Store, ctx, error=BadInput) -> None:
         self.store, self.ctx, self.network, self.error = store, ctx, ctx.network, error
@@ -66,12 +67,11 @@ class GeneralSpelling:
                 "id": row["id"], "status": status, "substructure": self.layers(row["substructure"])}
 
     def term(self, coef: int, path: GeneralPath, row: dict) -> dict:
-        return {"coef": coef, "path": general_path_json(self.network, path), "text": format_general_path(self.network, path), "id": row["id"]}
+        return {"coef": coef, "path": general_path_json(self.network, path), "text": format_general_path(self.network, path), "id": row["id"],
+                "index": row["id"]}  # the kept path's id is its index into the basis
 
     def kept_detail(self, row: dict) -> str:
-        if row["substructure"] is not None:
-            return "kept: in B_r of its substructure and never discarded"
-        return "kept: a path of the run's basis"
+        return kept_reason(row["substructure"] is not None)["detail"]
 
     def check(self, target: GeneralPath, terms) -> bool:
         return check_general_certificate(self.network, target, terms)
@@ -165,7 +165,7 @@ class GeneralSpelling:
                 return None
         row = {"id": index, "substructure": None}
         return {**self.answer_head(target, row, "kept"),
-                "reason": {"step": "kept", "detail": "kept: a path of the run's basis (made from its stored description)"},
+                "reason": kept_reason(False),
                 "certificate": [self.term(1, target, row)], "verified": True}
 
     def coordinates(self, path: str, text: str, row: dict | None = None) -> dict:
@@ -188,6 +188,7 @@ class GeneralSpelling:
             "run": run_id, "path": general_path_json(net, target), "text": text, "id": row["id"] if row is not None else None,
             "status": "discarded" if row is not None else "not a candidate", "substructure": None,
             "reason": {"step": "coordinates", "detail": detail},
-            "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": id_of(t["index"])} for t in coords["coordinates"]],
+            "certificate": [{"coef": t["coef"], "path": t["path"], "text": t["text"], "id": id_of(t["index"]), "index": t["index"]}
+                            for t in coords["coordinates"]],
             "verified": coords["verified"],
         }

@@ -1,0 +1,64 @@
+"""``Result.why`` and a stored run's ``why`` give one answer on a layered network.
+
+A notebook user asks the solve; a terminal user asks the store. Both answers must agree on
+every path of the run: status, id (kept paths by basis index, then the discards in order),
+substructure (its layers), the reason (a rule's with its action, a repair's with its detail, a
+re-admitted path's repair with the SDVChain call it undid as ``earlier``), the certificate
+(terms with their basis index) and the verdict. Only ``run`` differs: a solve has none. Checked on
+both backends, every engine that solves a layered network, with repairs (faithful deah
+re-admits a path of densenet-style and drops paths of resnet-style) and on paths the run never had as
+candidates. resnet-style has 6,300 paths: its run's kept and discarded ones are asked, and every
+20th of the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from basispath_graph import api, open_store
+from basispath_graph.network import Network
+from basispath_graph.verify import format_path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+CASES = [("fig1b.json", "deah"), ("resnet-style.json", "deah"), ("densenet-style.json", "deah"), ("resnet-style.json", "deah-complete"),
+         ("densenet-style.json", "deah-complete"), ("fig1b.json", "skeleton")]
+EVERY = {"resnet-style.json": 20}
+
+
+def all_paths(net: Network) -> list[str]:
+    """Every input-output path of a small layered network, as text."""
+    out, skips = [], {(a, b) for a, b in net.skips}
+
+    def walk(layer: int, so_far: list[tuple[int, int]]):
+        if layer == net.L:
+            out.append(format_path([l for l, _ in so_far], [i for _, i in so_far]))
+            return
+        for nxt in [layer + 1] + [b for a, b in skips if a == layer]:
+            for i in range(net.widths[nxt]):
+                walk(nxt, so_far + [(nxt, i)])
+
+    for i in range(net.widths[0]):
+        walk(0, [(0, i)])
+    return out
+
+
+@pytest.mark.parametrize("spec,engine", CASES)
+def test_the_solve_and_its_stored_run_answer_why_alike_on_every_path(store_uri, spec, engine):
+    net = api.load_spec(EXAMPLES / spec)
+    result = api.solve(net, engine=engine)
+    with open_store(str(store_uri), create=True) as store:
+        run = store.run(net, engine=engine)
+        seen = set()
+        run_paths = [format_path([l for l, _ in p], [i for _, i in p]) for p in [*run.basis_paths, *run.discarded_paths]]
+        for text in dict.fromkeys(run_paths + all_paths(net)[:: EVERY.get(spec, 1)]):
+            mine, theirs = result.why(text), store.why(run.id, text)
+            assert theirs["run"] == run.id and mine["run"] is None
+            if theirs["status"] == "not a candidate":  # the store's terms also name the kept path's id
+                assert all(t.pop("id") == t["index"] for t in theirs["certificate"])
+            assert mine == {**theirs, "run": None}, text
+            seen.add(mine["status"] if mine["reason"]["step"] != "repair" else f"{mine['status']} by repair")
+    assert {"kept", "discarded"} <= seen or engine == "skeleton"
+    if engine == "deah":  # the repair's answers were asked too
+        assert {"fig1b.json": "not a candidate", "resnet-style.json": "discarded by repair", "densenet-style.json": "kept by repair"}[spec] in seen
