@@ -21,6 +21,8 @@ from basispath_graph import api, open_store
 from basispath_graph.network import Network
 from basispath_graph.verify import format_path
 
+from .oracle import enumerate_paths
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CASES = [("fig1b.json", "deah"), ("resnet-style.json", "deah"), ("densenet-style.json", "deah"), ("resnet-style.json", "deah-complete"),
          ("densenet-style.json", "deah-complete"), ("fig1b.json", "skeleton")]
@@ -28,20 +30,8 @@ EVERY = {"resnet-style.json": 20}
 
 
 def all_paths(net: Network) -> list[str]:
-    """Every input-output path of a small layered network, as text."""
-    out, skips = [], {(a, b) for a, b in net.skips}
-
-    def walk(layer: int, so_far: list[tuple[int, int]]):
-        if layer == net.L:
-            out.append(format_path([l for l, _ in so_far], [i for _, i in so_far]))
-            return
-        for nxt in [layer + 1] + [b for a, b in skips if a == layer]:
-            for i in range(net.widths[nxt]):
-                walk(nxt, so_far + [(nxt, i)])
-
-    for i in range(net.widths[0]):
-        walk(0, [(0, i)])
-    return out
+    """Every input-output path of a small layered network, as text (the oracle's enumeration)."""
+    return [format_path([l for l, _ in p], [i for _, i in p]) for p in enumerate_paths(net.widths, net.pairs)]
 
 
 @pytest.mark.parametrize("spec,engine", CASES)
