@@ -92,18 +92,14 @@ class DiscardedList(RecordSequence):
         """The discarded paths as blocks, in order (one block per run of equal substructure)."""
         return list(self.iter_blocks())
 
-    def iter_blocks(self, chunk_rows: int | None = None) -> Iterator[PathBlock]:
+    def iter_blocks(self, chunk_rows: int | None = None, lazy: bool = False) -> Iterator[PathBlock]:
         """The discarded paths as blocks, in order, each made when reached: one per run of equal
         substructure, cut into blocks of at most ``chunk_rows`` paths when given (ResNet-50's
-        49 M discards in the memory of one block)."""
-        if len(self) == 0:
-            return
-        cuts = np.flatnonzero(np.r_[True, np.diff(self.subs) != 0, True])
-        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-            block = self.bases[int(self.subs[lo])]
-            step = chunk_rows or hi - lo
-            for start in range(lo, hi, step):
-                yield block.take(self.rows[start:min(hi, start + step)])
+        49 M discards in the memory of one block). ``lazy``: a described B_r's rows as a
+        ``KeptRows`` view instead, made only as far as asked (``paths_through`` reads one column)."""
+        for sub, rows in self.table.row_runs(chunk_rows):
+            block = self.bases[sub]
+            yield block.view(rows) if lazy else block.take(rows)
 
     @property
     def on_demand_only(self) -> bool:

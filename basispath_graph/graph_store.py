@@ -16,7 +16,7 @@ from .analysis.compare import Comparison, column_from_run
 from .analysis.general_coordinates import stored_general_path
 from .general.blocks import block_general_paths
 from .general.described import DescribedBasis, DescribedPaths
-from .general.lazy_blocks import CHUNK_ROWS, iter_chunks
+from .general.lazy_blocks import CHUNK_ROWS, SpelledRows, iter_chunks
 from .store import described_rows
 from .general.dag_discards import DagDiscardPaths
 from .general.paper_setting import reads_as_layer_dag
@@ -95,14 +95,15 @@ class _MadePaths(Sequence):
         if net.is_layered:
             kept = cls(result.basis_size, lambda k: tuple(zip(*result.basis_path(k))), kept_blocks)
             return kept, cls(len(result.discarded), lambda k: tuple(zip(result.discarded[k].layers, result.discarded[k].indices)),
-                             (lambda: result.discarded.iter_blocks(CHUNK_ROWS)) if arrays else None)
+                             (lambda: result.discarded.iter_blocks(CHUNK_ROWS, lazy=True)) if arrays else None)
 
         def discarded(k: int):
             doc = general_core_path(result.parts, net, result.discarded[k].layers, result.discarded[k].indices)
             return tuple((net.index[name], i) for name, i in doc["nodes"]), tuple(doc["taps"])
 
         form = GeneralForm(net, [net.index[name] for name in result.parts["core_layers"]])
-        discarded_blocks = lambda: (form.block(b.layers, b.nodes) for b in result.discarded.iter_blocks(CHUNK_ROWS))  # noqa: E731
+        discarded_blocks = lambda: (SpelledRows(b, lambda made, at: form.block(made.layers, made.nodes))  # noqa: E731
+                                    for b in result.discarded.iter_blocks(CHUNK_ROWS, lazy=True))
         return (cls(result.basis_size, result.basis_path, kept_blocks),
                 cls(len(result.discarded), discarded, discarded_blocks if arrays else None))
 

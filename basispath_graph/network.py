@@ -573,6 +573,12 @@ class PathBlock:
     def take(self, index) -> "PathBlock":
         return PathBlock(self.layers, self.nodes[index])
 
+    # A listed block read like a described one (``subroutine_rows.KeptRows``): its rows are made.
+    view = take
+
+    def column(self, k: int) -> np.ndarray:
+        return self.nodes[:, k]
+
     def as_lists(self) -> list[list[list[int]]]:
         """Paths as lists of [layer, neuron] pairs (the export format)."""
         ls = self.layers

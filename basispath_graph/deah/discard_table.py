@@ -235,6 +235,32 @@ class DiscardTable(RecordSequence):
         """Substructure of every discard, in table order."""
         return np.concatenate([np.full(len(p), p.idx, dtype=np.int64) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
 
+    def row_runs(self, chunk_rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """(substructure, rows in its B_r) of the discards in table order, one per run of equal
+        substructure, cut into at most ``chunk_rows`` rows when given; each part's rows made as
+        they are reached (never all of ``rows()`` at once: ResNet-50 has 49 M)."""
+        p = 0
+        while p < len(self._parts):
+            q = p + 1
+            while q < len(self._parts) and self._parts[q].idx == self._parts[p].idx:
+                q += 1
+            lo, hi = self._starts[p], self._starts[q]
+            step = chunk_rows or hi - lo
+            for start in range(lo, hi, step):
+                yield self._parts[p].idx, self._rows_between(start, min(hi, start + step))
+            p = q
+
+    def _rows_between(self, start: int, stop: int) -> np.ndarray:
+        """Rows of discards start .. stop - 1 (in one part or several)."""
+        p, out = bisect_right(self._starts, start) - 1, []
+        while start < stop:
+            at = start - self._starts[p]
+            take = min(stop, self._starts[p + 1]) - start
+            out.append(self._parts[p].rows_of(slice(at, at + take)))
+            start += take
+            p += 1
+        return out[0] if len(out) == 1 else np.concatenate(out)
+
     def rows(self) -> np.ndarray:
         """Row in its substructure's B_r of every discard, in table order."""
         return np.concatenate([p.rows_of(slice(None)) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)

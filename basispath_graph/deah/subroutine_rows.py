@@ -120,6 +120,51 @@ class SubroutineRows:
             cols = unsorted
         return PathBlock(self.layers, np.ascontiguousarray(cols.T))
 
+    def column(self, position: int, index) -> np.ndarray:
+        """The neuron at route position ``position`` of rows ``index`` (as ``take`` reads it),
+        without making the rows: a row of hop k's section is its source u's predecessor walk up
+        to k and its target v's direct walk after, so each section needs one walk of its
+        layer's neurons (O(width x route)) and then one number per row (``paths_through`` reads
+        one column of ResNet-50's 74.6 M core paths this way instead of making them)."""
+        rows = positions(index, len(self))
+        order = np.argsort(rows, kind="stable") if len(rows) > 1 and (np.diff(rows) < 0).any() else None
+        ordered = rows if order is None else rows[order]
+        cuts = np.searchsorted(ordered, self.starts)  # sorted rows: each section a slice
+        values = np.empty(len(rows), dtype=np.int64)
+        w = self.network.widths
+        for s in range(len(self.starts) - 1):
+            lo, hi = int(cuts[s]), int(cuts[s + 1])
+            if lo == hi:
+                continue
+            pos = ordered[lo:hi] - self.starts[s]
+            if s == 0:  # the all-direct paths from layer 0
+                values[lo:hi] = self._walk_table(0, position)[pos]
+                continue
+            k = s - 1  # hop k: route[k] -> route[k + 1]
+            u, t = np.divmod(pos, w[self.layers[k + 1]] - 1)
+            if position <= k:
+                values[lo:hi] = self._walk_table(k, position)[u]
+            else:
+                v = np.where(t < self.direct[k][u], t, t + 1)
+                values[lo:hi] = self._walk_table(k + 1, position)[v]
+        if order is None:
+            return values
+        out = np.empty_like(values)
+        out[order] = values
+        return out
+
+    def view(self, index) -> "KeptRows":
+        """Rows ``index`` as a block made only as far as asked."""
+        return KeptRows(self, positions(index, len(self)))
+
+    def _walk_table(self, start: int, position: int) -> np.ndarray:
+        """For every neuron at route position ``start``, the neuron its walk reaches at
+        ``position``: the direct walk forward, the predecessor walk back."""
+        col = np.arange(self.network.widths[self.layers[start]], dtype=np.int64)
+        for k in (range(start, position) if position >= start else range(start - 1, position - 1, -1)):
+            col = self.direct[k][col] if position >= start else self.pred[k][col]
+        return col
+
     def _walk_into(self, part: np.ndarray, position: int, ends: np.ndarray, forward: bool) -> None:
         """Route positions ``position`` on (``forward``: the direct walks) or back to 0 (the
         predecessor walks) of ``part`` (one row per route position), from ``ends`` at
@@ -220,9 +265,11 @@ def positions(index, n: int) -> np.ndarray:
 
 
 class KeptRows:
-    """The kept rows of a described B_r as a block of the basis, each made when read:
-    ``rows`` ascending indices into it (None: every row, B_0). ``take`` selects by position
-    among the kept rows, as ``PathBlock.take`` does among its own."""
+    """Rows of a described B_r as a block, each made when read: its kept rows as a block of
+    the basis (``rows`` ascending), or a chunk of its discards (``DiscardedList.iter_blocks(lazy=True)``).
+    ``rows`` are indices into B_r (None: every row, B_0). ``take`` selects by position among
+    these rows, as ``PathBlock.take`` does among its own; ``column(k)`` reads one layer's
+    neurons without making any row."""
 
     def __init__(self, source: SubroutineRows, rows: np.ndarray | None = None):
         self.source, self.rows = source, rows
@@ -232,8 +279,20 @@ class KeptRows:
         return len(self.source) if self.rows is None else len(self.rows)
 
     def take(self, index) -> PathBlock:
+        return self.source.take(self._rows(index))
+
+    def view(self, index) -> "KeptRows":
+        """Rows ``index`` (by position here) as a ``KeptRows`` of the same B_r, made only as far
+        as asked (``PathBlock.view`` is its ``take``)."""
+        return KeptRows(self.source, self._rows(index))
+
+    def column(self, k: int) -> np.ndarray:
+        """The neuron at ``layers[k]`` of every row, without making the rows."""
+        return self.source.column(k, self._rows(slice(None)))
+
+    def _rows(self, index) -> np.ndarray:
         at = positions(index, len(self))
-        return self.source.take(at if self.rows is None else self.rows[at])
+        return at if self.rows is None else self.rows[at]
 
     @property
     def nodes(self) -> np.ndarray:

@@ -35,7 +35,7 @@ from ..result import Result
 from ..solver import solve
 from .blocks import GeneralBlock, connection_weights
 from .identity_forest import forest_blocks
-from .lazy_blocks import LazyBlocks
+from .lazy_blocks import LazyBlocks, SpelledRows
 from .model import GeneralNetwork
 from .paper_setting import PaperSetting, paper_setting
 from .union_certificate import certify_union
@@ -53,7 +53,8 @@ def core_block(setting: PaperSetting, block: PathBlock) -> GeneralBlock:
 class CorePart:
     """A block of the layered run's basis, spelled in the general network when asked for (one
     block, not chunked: the core's kept paths keep their block structure; a described run's
-    blocks, ``KeptRows``, are cut into chunks like any made part)."""
+    blocks, ``KeptRows``, are cut into chunks like any made part). ``chunk`` gives rows made
+    only as far as asked (``iter_chunks``)."""
 
     def __init__(self, setting: PaperSetting, block: PathBlock):
         self.setting, self.source, self.size = setting, block, len(block)
@@ -61,6 +62,9 @@ class CorePart:
 
     def block(self, start: int, stop: int) -> GeneralBlock:
         return core_block(self.setting, self.source.take(slice(start, stop)))
+
+    def chunk(self, start: int, stop: int) -> SpelledRows:
+        return SpelledRows(self.source.view(np.arange(start, stop, dtype=np.int64)), lambda made, at: core_block(self.setting, made))
 
 
 class TapLiftPart:
@@ -72,8 +76,15 @@ class TapLiftPart:
         self.size = len(rows) * (taps - 1)
 
     def block(self, start: int, stop: int) -> GeneralBlock:
+        return self.chunk(start, stop).take(slice(None))
+
+    def chunk(self, start: int, stop: int) -> SpelledRows:
+        """Rows start .. stop - 1, their templates made only as far as asked."""
         r = np.arange(start, stop, dtype=np.int64)
-        template = core_block(self.setting, self.source.take(self.rows[r // (self.taps - 1)]))
+        return SpelledRows(self.source.view(self.rows[r // (self.taps - 1)]), lambda made, at: self._lifted(made, r[at]))
+
+    def _lifted(self, templates: PathBlock, r: np.ndarray) -> GeneralBlock:
+        template = core_block(self.setting, templates)
         taps = np.zeros((len(r), len(template.hops)), dtype=np.int32)
         taps[:, self.hop] = 1 + r % (self.taps - 1)
         return GeneralBlock(template.layers, template.hops, template.nodes, taps)

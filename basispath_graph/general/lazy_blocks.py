@@ -17,7 +17,7 @@ import numpy as np
 
 from .blocks import GeneralBlock
 
-__all__ = ["CHUNK_ROWS", "LazyBlocks", "iter_chunks", "path_count"]
+__all__ = ["CHUNK_ROWS", "LazyBlocks", "SpelledRows", "iter_chunks", "path_count"]
 
 #: Paths of one made block: 2^18 rows x 50 layers of int32 nodes and taps are about 100 MB,
 #: enough rows per block that per-block overheads vanish.
@@ -102,5 +102,39 @@ def iter_chunks(basis, chunk_rows: int = CHUNK_ROWS) -> Iterator:
         if len(block) <= chunk_rows:
             yield block
             continue
+        cut = getattr(block, "view", block.take)  # a described block's chunks made only as far as asked
         for start in range(0, len(block), chunk_rows):
-            yield block.take(np.arange(start, min(len(block), start + chunk_rows)))
+            yield cut(np.arange(start, min(len(block), start + chunk_rows)))
+
+
+class SpelledRows:
+    """Rows of a layered block (a ``PathBlock`` or a described ``KeptRows``) in a general
+    network's terms, made only as far as asked: ``spell(made, at)`` turns the made
+    ``PathBlock`` of rows ``at`` (positions here) into the ``GeneralBlock`` of the same paths
+    (a core's paths at tap 0, a tap lift's with its tap). ``column(k)`` reads the layered rows'
+    column k without making them (what ``paths_through`` filters on: the general block's
+    layers are the core's, position for position); ``take``, ``nodes``, ``taps`` make."""
+
+    def __init__(self, rows, spell):
+        self.rows, self.spell = rows, spell
+        none = np.zeros(0, dtype=np.int64)
+        empty = spell(rows.take(none), none)
+        self.layers, self.hops = empty.layers, empty.hops
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, k: int) -> np.ndarray:
+        return self.rows.column(k)
+
+    def take(self, rows) -> GeneralBlock:
+        at = np.arange(len(self), dtype=np.int64)[rows]
+        return self.spell(self.rows.take(at), at)
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return self.take(slice(None)).nodes
+
+    @property
+    def taps(self) -> np.ndarray:
+        return self.take(slice(None)).taps
