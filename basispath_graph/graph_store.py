@@ -181,15 +181,25 @@ class GraphStore:
         status (running, complete, incomplete), m, H, basis_size, certified, repairs, times."""
         return list_runs(self._store)
 
-    def load(self, run_id: str) -> StoredRun:
-        """One stored run with its basis and discarded paths. StoreError for an unknown run.
-        O(paths of the run)."""
+    def network_of(self, run_id: str) -> Network | GeneralNetwork:
+        """The network a stored run was solved on. StoreError for an unknown run."""
+        return self._stored(run_id)[2]
+
+    def _stored(self, run_id: str) -> tuple[dict, dict, Network | GeneralNetwork]:
+        """(its row in ``runs``, its Run node, its network) of a stored run; StoreError if none."""
         row = next((r for r in list_runs(self._store) if r["id"] == run_id), None)
         if row is None:
             raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
         (run,) = self._store.run("get_run", id=run_id)
+        return row, run, stored_network(self._store, run)
+
+    def load(self, run_id: str) -> StoredRun:
+        """One stored run with its basis and discarded paths. StoreError for an unknown run.
+        O(paths of the run)."""
+        return self._load(run_id, *self._stored(run_id))
+
+    def _load(self, run_id: str, row: dict, run: dict, net) -> StoredRun:
         general = run["kind"] == "general"
-        net = stored_network(self._store, run)
         rebuilt = load_described_deah(self._store, run_id, net, run) if run["engine"] == "deah-complete" else None
         if rebuilt is not None:  # a described DEAH run: every path made from its description when read
             kept, discarded = _MadePaths.of(rebuilt)
@@ -235,16 +245,12 @@ class GraphStore:
         (``analysis/paths_through.py``; ResNet-50's 25.5 M skeleton paths in seconds). The first
         ``limit`` rows only, when given; ``progress(paths read)`` on the Python side. No row for a
         layer the network does not have or a neuron outside it; StoreError for an unknown run."""
-        row = next((r for r in list_runs(self._store) if r["id"] == run_id), None)
-        if row is None:
-            raise StoreError(f"no run {run_id!r} in this store (see 'basispath runs')")
-        (run,) = self._store.run("get_run", id=run_id)
-        network = stored_network(self._store, run)
+        row, run, network = self._stored(run_id)
         position = resolve_layer(network, layer)
         if not stored_described(self._store, run_id, int(run["basis_size"] or 0)):
             rows = self._store.run("paths_through_neuron", run=run_id, layer=position, neuron=int(neuron))
             return rows[:limit] if limit is not None else rows
-        stored = self.load(run_id)
+        stored = self._load(run_id, row, run, network)
         found = paths_through(network, path_sources(stored.basis_paths, stored.discarded_paths), position, neuron, progress)
         return list(islice(found, limit))
 

@@ -314,26 +314,27 @@ def _query_file(given: str) -> Path:
     return named
 
 
-def _query_text(cypher: Optional[str], file: Optional[str]) -> str:
-    """The Cypher to run: the argument or the --file, exactly one of them."""
+def _query_text(cypher: Optional[str], file: Optional[str]) -> tuple[str, Path | None]:
+    """The Cypher to run, the argument or the --file (exactly one of them), and the file's path."""
     if cypher is not None and file is not None:
         raise fail("give the query as an argument or with --file, not both")
     if cypher is None and file is None:
         raise fail("missing the query: give it as an argument or with --file PATH")
     if cypher is not None:
-        return cypher
+        return cypher, None
     path = _query_file(file)
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8"), path
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"--file {file}: cannot read it ({exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'})") from None
 
 
-def _described_answer(store, file: Optional[str], params: dict) -> tuple[list, list] | None:
-    """The packaged paths_through_neuron question on a run stored described: its Cypher would
-    see only the paths stored as nodes, so the rows are made in Python from the description
-    (``GraphStore.paths_through``), with a note on stderr. None: run the Cypher."""
-    if file is None or _query_file(file) != shared_query_file("paths_through_neuron"):
+def _described_answer(store, path: Path | None, params: dict) -> tuple[list, list] | None:
+    """The packaged paths_through_neuron question (``path``: the --file read) on a run stored
+    described: its Cypher would see only the paths stored as nodes, so the rows are made in
+    Python from the description (``GraphStore.paths_through``), with a note on stderr. None:
+    run the Cypher."""
+    if path is None or path != shared_query_file("paths_through_neuron"):
         return None
     from ..analysis.paths_through import stored_described
     from ..graph_store import GraphStore
@@ -371,7 +372,7 @@ def query_command(
         basispath query --file shared_layer_pairs --param run=3fa2c1d0 --param p=0 --param q=1
         basispath query --file my-question.cypher --param run=3fa2c1d0
     """
-    cypher = _query_text(cypher, file)
+    cypher, path = _query_text(cypher, file)
     params = dict(_parse_param(p) for p in param)
     missing = _missing_params(cypher, params)
     if missing:
@@ -382,7 +383,7 @@ def query_command(
     with open_for_cli(store, write=write, wait=wait) as s:
         try:
             _run_ids_as_text(s, param, params)
-            cols, rows = _described_answer(s, file, params) or s.query(cypher, params)
+            cols, rows = _described_answer(s, path, params) or s.query(cypher, params)
         except WriteRefused as exc:
             from ..store.query_guard import QueryRefused  # refused by the tool, says what and why
 

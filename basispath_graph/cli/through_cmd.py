@@ -11,20 +11,18 @@ from rich.console import Console
 from ..analysis.paths_through import resolve_layer
 from ..graph_store import GraphStore
 from ..store import StoreError
-from ..store.general_networks import stored_network
-from ..store.runs import list_runs
 from .common import fail, failure, print_rows
 from .progress import StageProgress
 from .store_cmds import STORE_HELP, WAIT_HELP, open_for_cli
 
 
-def _checked_layer(store, run_id: str, layer: str, neuron: int) -> int:
+def _checked_layer(store: GraphStore, run_id: str, layer: str, neuron: int) -> int:
     """The layer's index in the run's network; one error line for a layer it lacks or a neuron
     outside the layer (the Cypher question answers those with no row; a person typed them)."""
-    if not any(r["id"] == run_id for r in list_runs(store)):
-        raise fail(f"no run {run_id!r} in this store (see 'basispath runs')")
-    (run,) = store.run("get_run", id=run_id)
-    network = stored_network(store, run)
+    try:
+        network = store.network_of(run_id)
+    except StoreError as exc:
+        raise failure(exc) from None
     position = resolve_layer(network, layer)
     if position < 0:
         count = network.L + 1 if network.is_layered else len(network.layers)
@@ -58,7 +56,8 @@ def through_command(
         basispath through 5b1e0c2a layer1.0.conv1 7 --limit 20
     """
     with open_for_cli(store, write=False, wait=wait) as s:
-        position = _checked_layer(s, run_id, layer, neuron)
+        graph = GraphStore(s, store)
+        position = _checked_layer(graph, run_id, layer, neuron)
         with StageProgress(enabled=not as_json, verb="reading") as progress:
             progress.stage("paths")
             read = [0]
@@ -68,7 +67,7 @@ def through_command(
                 read[0] = done
 
             try:
-                rows = GraphStore(s, store).paths_through(run_id, position, neuron, limit=limit, progress=advance)
+                rows = graph.paths_through(run_id, position, neuron, limit=limit, progress=advance)
             except StoreError as exc:
                 raise failure(exc) from None
     if as_json:
