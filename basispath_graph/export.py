@@ -19,7 +19,7 @@ from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
 from .verify import format_path, read_path
 
-__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "discards_by_step", "certificate_sizes", "kept_reason", "why_reason", "NEVER_A_CANDIDATE", "NEVER_A_CANDIDATE_GENERAL"]
+__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "rule_document", "discards_by_step", "certificate_sizes", "kept_reason", "why_reason", "NEVER_A_CANDIDATE", "NEVER_A_CANDIDATE_GENERAL"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -52,7 +52,12 @@ def why_reason(reason: dict) -> dict:
 
 
 def reason_document(result: "Result", d: DiscardedPath) -> dict:
-    """Why a path was discarded, in the shape of the rule that discarded it.
+    """Why the discarded path ``d`` was discarded: ``rule_document`` of its reason."""
+    return rule_document(result, d.reason)
+
+
+def rule_document(result: "Result", r) -> dict:
+    """A rule's record (a Step 3 discard, a hop- or local-rule discard, a repair) in its shape.
 
     SDVChain ("chain", "head"): the call (chain, pair of substructures, shared layer pairs, Ep,
     UCP*, IEp). deah-complete's hop rule ("prefix", "suffix"): the substructure, the new layer
@@ -61,7 +66,6 @@ def reason_document(result: "Result", d: DiscardedPath) -> dict:
     [layer_a, index_a, layer_b, index_b]; layer lists are a substructure's layers.
     """
     net = result.network
-    r = d.reason
     if isinstance(r, HopDiscard):
         block = result.deah.bases[r.substructure]
         return {

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -21,13 +20,13 @@ from .analysis.general_coordinates import check_general_certificate, general_coo
 from .discarded import DiscardedPath, DiscardedList
 from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
-from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, reason_document, record_document, summary, why_reason
-from .general.blocks import block_general_paths, general_path_json
+from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, record_document, rule_document, summary, why_reason
+from .general.blocks import block_general_paths, general_path_json, general_path_keys
 from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discard
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .deah.described_file import described_deah_document
-from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason
+from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason, sdvchain_rule
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network
 from .verify import Verdict, read_path
@@ -224,16 +223,17 @@ class Result:
         ``((layer, index), ...), taps``.
 
         Returns ``{"run", "path", "id", "status", "substructure", "reason", "certificate",
-        "verified"}``: ``status`` is "kept", "discarded" or "not a candidate"; ``reason`` the
+        "verified"}`` (and the path's ``text`` on a general network): ``status`` is "kept", "discarded" or "not a candidate"; ``reason`` the
         rule that decided it (``{"step", ...}`` in the shape of the rule: SDVChain call, hop
         rule, local rule, repair, or "coordinates"); ``certificate`` the terms ``{"coef",
-        "path", "index"}`` with path = sum of coef x basis path (``index`` into ``basis``);
-        ``verified`` the re-check by vector addition, done now. ``id`` is the path's id as a
-        stored run of this result numbers it (kept paths by basis index, then the discards in
-        order) on a layered network, else None; ``run`` is None (a stored run's answer has its
-        id there). On a layered network the answer is the stored run's but for ``run``
-        (tests/test_why_one_answer.py); a path the repair re-admitted names the repair, with the
-        SDVChain call it undid as ``earlier``.
+        "path", "index"}`` with path = sum of coef x basis path (``index`` into ``basis``; on a
+        general network with the path's ``text`` and its ``id``); ``verified`` the re-check by
+        vector addition, done now. ``id`` is the path's id as a stored run of this result
+        numbers it (kept paths by basis index, then the discards in order; None for a path
+        never a candidate), ``substructure`` the layers (names, on a general network) of the
+        substructure it came from; ``run`` is None (a stored run's answer has its id there).
+        The answer is the stored run's but for ``run`` (tests/test_why_one_answer.py); a path
+        the repair re-admitted names the repair, with the SDVChain call it undid as ``earlier``.
 
         Raises BadInput when ``path`` is not a path of the network.
         """
@@ -260,7 +260,7 @@ class Result:
         if found is not None:
             block, index = found
             sub = self._substructure_layers(self.basis_substructures[block])
-            reason = self._readmission(layers, indices) or kept_reason(sub is not None)
+            reason = self._readmission(_path_key(layers, indices)) or kept_reason(sub is not None)
             return {**answer, "id": index, "status": "kept", "substructure": sub, "reason": reason,
                     "certificate": [{"coef": 1, "path": pairs, "index": index}], "verified": True}
         if described is not None and described[0] == "discarded":
@@ -285,11 +285,6 @@ class Result:
             index -= len(block)
         raise IndexError(index)
 
-    def _discard_record(self, layers, indices, taps=None):
-        """The discard record of a path (``taps``: a general path's, for faithful deah on a layer DAG)."""
-        k = self._discard_position(layers, indices, taps)
-        return None if k is None else self.discarded[k]
-
     def _discard_position(self, layers, indices, taps=None) -> int | None:
         """Where a path is in ``discarded`` (None: it is not a discard)."""
         for k, d in enumerate(self.discarded):
@@ -297,17 +292,24 @@ class Result:
                 return k
         return None
 
-    def _readmission(self, layers, indices) -> dict | None:
+    def _readmission(self, key: tuple) -> dict | None:
         """The repair that re-admitted a kept path, with the SDVChain call it undid as
-        ``earlier`` (as a stored run's ``why`` names it); None for a path not re-admitted."""
-        key = (tuple(layers), tuple(indices))
-        if self.deah is None or not any(r.action == "readmit" and (tuple(r.layers), tuple(r.indices)) == key for r in self.repairs):
+        ``earlier`` (as a stored run's ``why`` names it); None for a path not re-admitted.
+        ``key`` names the path as a ``Repair`` does: (layers, indices), and its taps on a
+        general network (faithful deah on a layer DAG core)."""
+        deah = self.deah if self.deah is not None else self.sdvchain
+        if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in self.repairs):
             return None
         reason = why_reason({"step": "repair", "action": "readmit"})
-        for disc in self.deah.step3.discards:
-            block = self.deah.bases[disc.substructure]
-            if (tuple(block.layers), tuple(int(x) for x in block.take([disc.row]).nodes[0])) == key:
-                return {**reason, "earlier": why_reason(reason_document(self, SimpleNamespace(reason=disc)))}
+        for disc in deah.step3.discards:
+            made = deah.bases[disc.substructure].take([disc.row])
+            if self.deah is not None:
+                found = _path_key(made.layers, made.nodes[0])
+            else:
+                found = _path_key(*general_path_keys(self.network, made)[0])
+            if found == key:
+                earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
+                return {**reason, "earlier": earlier}
         return reason
 
     def _substructure_layers(self, idx) -> list[int] | None:
@@ -331,50 +333,85 @@ class Result:
                 "verified": bool(terms) and check(target, terms)}
 
     def _why_general(self, path) -> dict:
+        """``why`` on a general network: the answer of the run stored (``analysis/why_general.py``,
+        ``why_described.py``) but for ``run``: ids as the store numbers paths (kept by basis
+        index, then the discards in order), substructures by their layers' names, certificate
+        terms with their text and id."""
         net = self.network
         target = read_any_general_path(net, path)
         answer = {"run": None, "path": general_path_json(net, target), "text": format_general_path(net, target), "id": None}
+        found = self._general_answer(target, answer)
+        return {**answer, **found, "certificate": [self._general_term(t) for t in found["certificate"]]}
+
+    def _general_answer(self, target, answer: dict) -> dict:
+        net = self.network
+        check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
         if self.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's record or the repair's
-            record = self._discard_record(tuple(l for l, _ in target[0]), tuple(i for _, i in target[0]), target[1])
-            if record is not None:
+            k = self._discard_position(tuple(l for l, _ in target[0]), tuple(i for _, i in target[0]), target[1])
+            if k is not None:
+                record = self.discarded[k]
                 if not record.certificate and self.certified:  # above LISTED_DAG_DISCARDS: made now
                     coords = general_coordinates(net, self.basis, target)["coordinates"]
                     record = replace(record, certificate=[(t["index"], t["coef"]) for t in coords])
-                routes = self.sdvchain.substructures.paths
-                check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
                 found = self._discard_answer(self, record, answer["path"], target, check, sdvchain_reason(self, record))
-                return {**answer, **found,
-                        "substructure": None if record.substructure is None else [net.layers[l].name for l in routes[record.substructure].layers]}
+                return {**found, "id": self.basis_size + k, "substructure": self._substructure_names(record.substructure)}
         located = locate_discard(self.dag, target) if self.dag is not None else None
         if located is not None and located[1].status == "discarded":  # a layer DAG core's discard: its ear and rule
             coords = self._general_coordinates(target)
             n, where = located
-            return {**answer, "status": "discarded", "substructure": [net.layers[l].name for l in self.dag.ears[n].layers],
-                    "reason": discard_reason(self.dag, n, where.reason),
-                    "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
+            return {"id": self.basis_size + int(self.dag.discard_firsts()[n]) + where.offset, "status": "discarded",
+                    "substructure": [net.layers[l].name for l in self.dag.ears[n].layers],
+                    "reason": discard_reason(self.dag, n, where.reason), "certificate": coords["coordinates"],
                     "verified": coords["verified"]}
         found = described_core_lookup(self, target)  # a described DEAH run: by index arithmetic
         if found is not None and found[0] == "discarded":
-            record = self.discarded[found[1]]
-            check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
-            found = self._discard_answer(self.core, record, answer["path"], target, check)
-            return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
+            return self._core_discard_answer(found[1], answer["path"], target, check)
         index = found[1] if found is not None else find_general_path(net, self.basis, target)
         if index is not None and found != ABSENT:
-            core_kept = self.core is not None and index < self.core.basis_size  # a core path: kept from its B_r
-            sub = self.core.basis_substructures[self.core._block_of(index)] if core_kept else None
-            return {**answer, "status": "kept", "substructure": None, "reason": kept_reason(sub is not None),
+            sub = self._kept_substructure(index)
+            readmitted = self._readmission(_path_key([l for l, _ in target[0]], [i for _, i in target[0]], target[1])) if self.sdvchain is not None else None
+            return {"id": index, "status": "kept", "substructure": self._substructure_names(sub), "reason": readmitted or kept_reason(sub is not None),
                     "certificate": [{"coef": 1, "path": answer["path"], "index": index}], "verified": True}
-        record = self._core_discard(target) if found is None else None
-        if record is not None:
-            check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
-            found = self._discard_answer(self.core, record, answer["path"], target, check)
-            return {**answer, **found, "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
+        k = self._core_discard(target) if found is None else None
+        if k is not None:
+            return self._core_discard_answer(k, answer["path"], target, check)
         coords = self._general_coordinates(target)
-        return {**answer, "status": "not a candidate", "substructure": None,
+        return {"status": "not a candidate", "substructure": None,
                 "reason": {"step": "coordinates", "detail": NEVER_A_CANDIDATE_GENERAL},
-                "certificate": [{"coef": t["coef"], "path": t["path"], "index": t["index"]} for t in coords["coordinates"]],
-                "verified": coords["verified"]}
+                "certificate": coords["coordinates"], "verified": coords["verified"]}
+
+    def _core_discard_answer(self, k: int, path_json, target, check) -> dict:
+        """The answer for discard ``k`` of a general run's layered core."""
+        record = self.discarded[k]
+        found = self._discard_answer(self.core, record, path_json, target, check)
+        return {**found, "id": self.basis_size + k, "substructure": self._substructure_names(record.substructure),
+                "reason": core_reason_named(found["reason"], self.parts["core_layers"])}
+
+    def _kept_substructure(self, index: int) -> int | None:
+        """The substructure whose B_r gave kept path ``index`` of a general run (None: a path of
+        no substructure: the skeleton's, a tap lift's, an extra layer's, the identity forest's)."""
+        if self.sdvchain is not None:  # faithful deah on a layer DAG core: per basis block
+            return self.basis_substructures[self._block_of(index)]
+        if self.core is not None and index < self.core.basis_size:  # a core path: kept from its B_r
+            return self.core.basis_substructures[self.core._block_of(index)]
+        return None
+
+    def _substructure_names(self, idx) -> list[str] | None:
+        """The layers' names of substructure ``idx`` of a general DEAH run (None: none)."""
+        if idx is None or idx < 0:
+            return None
+        if self.sdvchain is not None:
+            return [self.network.layers[l].name for l in self.sdvchain.substructures.paths[int(idx)].layers]
+        if self.core is None or self.core.deah is None:
+            return None
+        return [self.parts["core_layers"][l] for l in self.core.deah.step1.paths[int(idx)].layers]
+
+    def _general_term(self, term: dict) -> dict:
+        """A certificate term as a stored general run's ``why`` gives it: coef, path, its text,
+        its id (a kept path's id is its basis index) and index."""
+        path = read_any_general_path(self.network, term["path"])
+        return {"coef": term["coef"], "path": term["path"], "text": format_general_path(self.network, path),
+                "id": term["index"], "index": term["index"]}
 
     def _general_coordinates(self, target) -> dict:
         """``general_coordinates`` of a general path over this basis; a described DEAH run's by
@@ -393,12 +430,12 @@ class Result:
                     " (any taps) are")
         return general_coordinates(self.network, self.basis, target)
 
-    def _core_discard(self, target):
-        """The core's discard record of a general path (tap 0 on every hop, core layers only)."""
+    def _core_discard(self, target) -> int | None:
+        """Where a general path (tap 0 on every hop, core layers only) is among the core's discards."""
         if self.core is None or not len(self.discarded):
             return None
         found = core_path(self, target)
-        return None if found is None else self._discard_record(*found)
+        return None if found is None else self._discard_position(*found)
 
     def __repr__(self) -> str:
         return (
@@ -412,6 +449,14 @@ class Result:
 def _take(block, index: int):
     """One path of a GeneralBlock as a block of one."""
     return type(block)(block.layers, block.hops, block.nodes[index : index + 1], block.taps[index : index + 1])
+
+
+
+def _path_key(layers, indices, taps=None) -> tuple:
+    """A path as a ``Repair`` names it, in plain ints: (layers, indices), with its taps (None on
+    identity hops) on a general network."""
+    key = (tuple(int(l) for l in layers), tuple(int(i) for i in indices))
+    return key if taps is None else (*key, tuple(None if t is None else int(t) for t in taps))
 
 
 def _find_row(blocks, layers, indices) -> tuple[int, int] | None:

@@ -229,7 +229,7 @@ def test_a_repair_that_readmits_sdvchain_discards():
     readmits = [x for x in r.repairs if x.action == "readmit"]
     assert readmits and all(x.substructure is not None for x in readmits) and r.certified
     for x in readmits:
-        assert r._discard_record(x.layers, x.indices, x.taps) is None
+        assert r._discard_position(x.layers, x.indices, x.taps) is None
         path = {"nodes": [[net.layers[l].name, i] for l, i in zip(x.layers, x.indices)], "taps": list(x.taps)}
         assert r.why(path)["status"] == "kept"
     sdv = {(d.reason.substructure, d.reason.row) for d in r.discarded if isinstance(d.reason, Discard)}

@@ -21,7 +21,7 @@ from .model import GeneralNetwork
 EXPLICIT_EXPORT_PATHS = 1_000_000
 _PIECE_ROWS = 4096
 
-__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths", "sdvchain_reason"]
+__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths", "sdvchain_reason", "sdvchain_rule"]
 
 
 def general_basis_paths(result) -> Sequence[dict]:
@@ -156,7 +156,12 @@ def sdvchain_reason(result, d) -> dict:
     stored run's ``why`` says it (``analysis/why.py``): the SDVChain call (chain, pair of
     substructures by their layers, the connections they share as layer pairs, Ep, UCP*, IEp and
     the path's shared weights, ``[a, i, b, j, tap]``), or the repair that dropped it."""
-    r, net = d.reason, result.network
+    return sdvchain_rule(result, d.reason)
+
+
+def sdvchain_rule(result, r) -> dict:
+    """``sdvchain_reason`` of a rule's record: an SDVChain ``Discard`` or a ``Repair``."""
+    net = result.network
     if not isinstance(r, Discard):
         return {"step": "repair", "action": r.action, "detail": REPAIR_DETAILS.get(r.action, r.action)}
     paths = result.sdvchain.substructures.paths
