@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from itertools import islice
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,9 +25,10 @@ from .store.described_deah import is_described_run, load_described_deah
 from .store.described_rows import load_described
 from .store.path_forms import GeneralForm
 from .general.documents import general_core_path
-from .analysis.paths_through import path_sources, paths_through, resolve_layer, stored_described
+from .analysis.paths_through import held_rows, path_sources, paths_through, resolve_layer, stored_described
 from .analysis.why import explain
 from .errors import BadInput, StoreError, StoreLocked, StoreUnavailable
+from .guards import memory_limit_bytes
 from .general.model import GeneralNetwork
 from .network import Network
 from .solver import DEFAULT_ENGINE, PlainPath, SolveResult
@@ -244,15 +245,23 @@ class GraphStore:
         its paths, so they are made from its description, block by block, and filtered in Python
         (``analysis/paths_through.py``; ResNet-50's 25.5 M skeleton paths in seconds). The first
         ``limit`` rows only, when given; ``progress(paths read)`` on the Python side. No row for a
-        layer the network does not have or a neuron outside it; StoreError for an unknown run."""
+        layer the network does not have or a neuron outside it; StoreError for an unknown run;
+        LimitExceeded, in one line, for an answer that would not fit in half the memory limit
+        (``guards.memory_limit_bytes``): read it with ``iter_paths_through``."""
+        rows = islice(self.iter_paths_through(run_id, layer, neuron, progress=progress), limit)
+        return held_rows(rows, f"{layer}:{neuron} of run {run_id}", memory_limit_bytes() // 2)
+
+    def iter_paths_through(self, run_id: str, layer: int | str, neuron: int, *, progress=None) -> Iterator[dict]:
+        """``paths_through``'s rows one at a time, in id order, in the memory of one block:
+        for answers too big to hold (VGG-19's skeleton run has over 100 M paths through one
+        neuron of its first layer). The run is looked up now (StoreError for an unknown one),
+        the rows made as they are read."""
         row, run, network = self._stored(run_id)
         position = resolve_layer(network, layer)
         if not stored_described(self._store, run_id, int(run["basis_size"] or 0)):
-            rows = self._store.run("paths_through_neuron", run=run_id, layer=position, neuron=int(neuron))
-            return rows[:limit] if limit is not None else rows
+            return iter(self._store.run("paths_through_neuron", run=run_id, layer=position, neuron=int(neuron)))
         stored = self._load(run_id, row, run, network)
-        found = paths_through(network, path_sources(stored.basis_paths, stored.discarded_paths), position, neuron, progress)
-        return list(islice(found, limit))
+        return paths_through(network, path_sources(stored.basis_paths, stored.discarded_paths), position, neuron, progress)
 
     def compare(self, *run_ids: str) -> Comparison:
         """Stored runs side by side (``basispath compare RUN...``)."""

@@ -388,3 +388,20 @@ def test_show_refuses_unknown_extensions(tmp_path, name):
     assert res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, show(res)
     assert all(ext in res.stderr for ext in (".dot", ".gv", ".png", ".svg")) and name.split(".")[1] in res.stderr, show(res)
     assert not (tmp_path / name).exists()
+
+
+def test_rows_print_as_a_table_when_few_and_narrow_else_as_plain_lines(capsys, monkeypatch):
+    """``print_rows``: a bordered table when it fits the console and has at most ``TABLE_ROWS``
+    rows; else plain lines, every cell whole (``basispath through`` can answer 382,219 rows: a
+    rich table of them took 104 s)."""
+    from basispath_graph.cli import common
+
+    monkeypatch.setattr(common, "TABLE_ROWS", 3)
+    common.print_rows(["id", "path"], [["1", "0:1,1:0"], ["22", "0:0,1:1"]])
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["┃", "id", "┃", "path", "┃"] and out[3].split() == ["│", "1", "│", "0:1,1:0", "│"]
+    common.print_rows(["id", "path"], [[str(k), "0:1"] for k in range(4)])
+    assert capsys.readouterr().out.splitlines() == ["id  path", "0   0:1", "1   0:1", "2   0:1", "3   0:1"]
+    wide = "x" * 300  # wider than the console (240 columns when piped): plain, never cut
+    common.print_rows(["id", "path"], [["7", wide]])
+    assert capsys.readouterr().out.splitlines() == ["id  path", f"7   {wide}"]

@@ -19,7 +19,9 @@ import json
 import pytest
 
 from basispath_graph import guards, load_general
-from basispath_graph.analysis.paths_through import path_sources, paths_through, stored_described
+from basispath_graph.analysis.paths_through import ROW_BYTES, path_sources, paths_through, stored_described
+from basispath_graph.cli import common, through_cmd
+from basispath_graph.errors import LimitExceeded
 from basispath_graph.general.paths import format_general_path
 from basispath_graph.graph_store import open_store
 from basispath_graph.store import described_rows
@@ -143,3 +145,44 @@ def test_the_cli_refuses_a_layer_or_neuron_the_network_lacks_in_one_line(tmp_pat
         assert (done.returncode, done.stderr.strip()) == (2, message)
     done = run_in_process(["through", "missing", "h2", "0", "--store", store], tmp_path, monkeypatch, capsys)
     assert (done.returncode, done.stderr.strip()) == (2, "error: no run 'missing' in this store (see 'basispath runs')")
+
+
+def test_an_answer_too_big_to_hold_is_refused_in_one_line_and_streamed_by_the_cli(tmp_path, monkeypatch, capsys):
+    """``GraphStore.paths_through`` holds its rows in a list and refuses in one line, before
+    the kernel would, an answer over half the memory limit; ``iter_paths_through`` and
+    ``basispath through`` read any answer as a stream (VGG-19's skeleton run: over 100 M paths
+    through one neuron of its first layer). Past a table's worth of rows the CLI prints plain
+    lines as it reads, path last, as wide as the first rows were; ``--json`` is the same list."""
+    net = load_general(GENERAL)
+    store = str(tmp_path / "store")
+    monkeypatch.setattr(described_rows, "LISTED_PATHS", 0)
+    with open_store(store, create=True) as gs:
+        run = gs.run(net, engine="skeleton")
+        want = gs.paths_through(run.id, "h1", 0)
+        assert len(want) > 4
+        two = sum(ROW_BYTES + len(r["text"]) for r in want[:2])
+        monkeypatch.setenv("BASISPATH_MAX_MEMORY_GB", str(2 * (two + 1) / 1e9))  # room for two rows, not three
+        with pytest.raises(LimitExceeded) as refused:
+            gs.paths_through(run.id, "h1", 0)
+        assert str(refused.value) == (f"more than 2 paths go through h1:0 of run {run.id}: as a list they would take over 0.00 GB"
+                                      " (the memory limit); give a limit, read them one at a time (GraphStore.iter_paths_through),"
+                                      " or stream them with 'basispath through'")
+        assert gs.paths_through(run.id, "h1", 0, limit=2) == want[:2]
+        assert list(gs.iter_paths_through(run.id, "h1", 0)) == want
+    position = str(net.index["h1"])
+    done = run_in_process(["query", "--file", "paths_through_neuron", "--param", f"run={run.id}", "--param", f"layer={position}",
+                           "--param", "neuron=0", "--store", store], tmp_path, monkeypatch, capsys)
+    assert done.returncode == 2 and done.stderr.strip().splitlines()[-1] == "error: " + str(refused.value).replace("h1:0", f"{position}:0")
+    streamed = []
+    monkeypatch.setattr(through_cmd, "TABLE_ROWS", 2)
+    monkeypatch.setattr(through_cmd, "stream_rows", lambda *args: streamed.append(len(args[1])) or common.stream_rows(*args))
+    done = run_in_process(["through", run.id, "h1", "0", "--store", store], tmp_path, monkeypatch, capsys)
+    assert done.returncode == 0, done.stderr
+    assert streamed == [3]  # the first three rows read, then the rest printed as they came
+    cells = [[str(r["id"]), "yes" if r["kept"] else "no", r["text"]] for r in want]
+    widths = [max(len(h), *(len(c[i]) for c in cells[:3])) for i, h in enumerate(["id", "kept", "path"])]
+    assert done.stdout.splitlines() == ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
+                                        for row in [["id", "kept", "path"], *cells]]
+    assert done.stderr.strip() == f"{len(want)} path(s) through h1:0"
+    done = run_in_process(["through", run.id, "h1", "0", "--store", store, "--json"], tmp_path, monkeypatch, capsys)
+    assert done.returncode == 0 and done.stdout == json.dumps(want) + "\n"

@@ -20,12 +20,13 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ..errors import LimitExceeded
 from ..general.paths import format_general_path
 from ..store.base import ArrowStrings
 from ..store.general_artifacts import general_path_texts
 from ..verify.certify import format_path
 
-__all__ = ["paths_through", "path_sources", "resolve_layer", "stored_described"]
+__all__ = ["paths_through", "path_sources", "resolve_layer", "stored_described", "held_rows", "ROW_BYTES"]
 
 
 def resolve_layer(network, layer: int | str) -> int:
@@ -118,3 +119,26 @@ def stored_described(store, run_id: str, basis_size: int) -> bool:
         return False
     (row,) = store.run("count_kept", run=run_id)
     return int(row["n"]) < basis_size
+
+
+#: Bytes one answer row costs held in a list, beside its text (a dict of three keys, an int, a
+#: bool and a str header; measured with sys.getsizeof, rounded up).
+ROW_BYTES = 300
+
+
+def held_rows(rows, where: str, budget: int) -> list[dict]:
+    """``rows`` as a list, refused in one line (``LimitExceeded``) as soon as holding them would
+    take more than ``budget`` bytes: on VGG-19's skeleton run over 100 M paths, each with a text
+    of 700 characters, go through one neuron of its first layer (the kernel would kill the
+    process long before the list was made). What does not fit is read as a stream instead
+    (``GraphStore.iter_paths_through``, ``basispath through``)."""
+    out, held = [], 0
+    for row in rows:
+        held += ROW_BYTES + len(row["text"])
+        if held > budget:
+            raise LimitExceeded(
+                f"more than {len(out):,} paths go through {where}: as a list they would take over {budget / 1e9:.2f} GB"
+                " (the memory limit); give a limit, read them one at a time (GraphStore.iter_paths_through), or stream"
+                " them with 'basispath through'")
+        out.append(row)
+    return out

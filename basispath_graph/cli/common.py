@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from itertools import chain
 from pathlib import Path
 
 import typer
@@ -48,9 +50,15 @@ def table_console():
     return probe if probe.is_terminal else Console(width=240)
 
 
+#: Rows above which ``print_rows`` prints plain lines: rich lays a bordered table out in Python
+#: per cell (``basispath through``'s 382,219 rows took 104 s as a table, 1 s plain).
+TABLE_ROWS = 10_000
+
+
 def print_rows(headers, rows) -> None:
-    """Print rows of text under HEADERS: a bordered table when it fits the console whole, else
-    plain rows (a header line, then one line per row, columns two spaces apart).
+    """Print rows of text under HEADERS: a bordered table when it fits the console whole (and
+    has at most ``TABLE_ROWS`` rows), else plain rows (a header line, then one line per row,
+    columns two spaces apart).
 
     Nothing is ever cut, wrapped inside a cell or shortened to '…': the first column (an id
     the next command needs) stays whole and copyable at any width; a plain line longer than
@@ -60,16 +68,42 @@ def print_rows(headers, rows) -> None:
     from rich.table import Table
 
     console = table_console()
-    table = Table(*headers)
-    for cells in rows:
-        table.add_row(*(escape(c) for c in cells))
-    whole = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
-    if whole <= console.width:
-        console.print(table)
-        return
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    # The bordered table is at least its cells, a space either side of each and a rule between
+    # and around them wide: wider than the console, no need to lay it out to know.
+    if len(rows) <= TABLE_ROWS and sum(widths) + 3 * len(headers) + 1 <= console.width:
+        table = Table(*headers)
+        for cells in rows:
+            table.add_row(*(escape(c) for c in cells))
+        if Measurement.get(console, console.options.update_width(1_000_000), table).maximum <= console.width:
+            console.print(table)
+            return
     for cells in [list(headers), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+
+
+def stream_rows(headers, first: list, rest) -> int:
+    """``print_rows``' plain lines for rows too many to hold: the columns are as wide as in
+    ``first`` (the rows read so far) and every later row is printed as it comes (``rest``, an
+    iterator), its cells whole: put the widest, most varied column last. Returns the rows printed."""
+    widths = [max([len(h), *(len(r[i]) for r in first)]) for i, h in enumerate(headers)]
+    count = 0
+    for cells in chain([list(headers)], first, rest):
+        print("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+        count += 1
+    return count - 1
+
+
+def stream_json(rows) -> int:
+    """Rows (dicts, an iterator) as one JSON list, written as they come: the bytes
+    ``json.dumps(list(rows))`` would print, in the memory of one row. Returns the rows written."""
+    count = 0
+    sys.stdout.write("[")
+    for row in rows:
+        sys.stdout.write((", " if count else "") + json.dumps(row))
+        count += 1
+    sys.stdout.write("]\n")
+    return count
 
 
 def failure(exc: BasispathError, prefix: str = "") -> "typer.Exit":

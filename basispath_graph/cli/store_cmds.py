@@ -12,13 +12,12 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySubstructures
 from ..guards import ResourceLimit
 from ..solver import DEFAULT_ENGINE, ENGINES
 from ..spec import SpecError, load_any_spec
-from ..errors import BadInput
+from ..errors import BadInput, LimitExceeded
 from ..pipeline import execute_general_run, execute_run, interrupt_at_safe_points
 from ..store import StoreError
 from ..store.base import WriteRefused
@@ -26,7 +25,7 @@ from ..store.library import shared_query_file
 from ..store.general_networks import ingest_any
 from ..store.general_networks import load_run_for_resume
 from ..store.runs import delete_run, list_runs, open_run_store, run_status
-from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, print_rows, read_any_network, table_console, time_limit
+from .common import MAX_SECONDS_HELP, fail, failure, memory_limit, print_rows, read_any_network, time_limit
 from .help import ENGINE_HELP
 from .progress import StageProgress
 
@@ -389,7 +388,7 @@ def query_command(
 
             message = str(exc) if isinstance(exc, QueryRefused) else "the query writes to the store; add --write to allow it"
             raise fail(message) from None
-        except StoreError as exc:
+        except (StoreError, LimitExceeded) as exc:  # LimitExceeded: the described answer would not fit (is a ValueError too)
             raise failure(exc) from None
         except (ValueError, TypeError, OverflowError) as exc:
             if not params:
@@ -400,10 +399,7 @@ def query_command(
     if as_json:
         print(json.dumps([dict(zip(cols, r)) for r in rows]))
         return
-    table = Table(*cols, show_lines=False)
-    for r in rows:
-        table.add_row(*(escape(json.dumps(v) if not isinstance(v, str) else v) for v in r))
-    table_console().print(table)
+    print_rows(list(cols), [[json.dumps(v) if not isinstance(v, str) else v for v in r] for r in rows])
     Console(stderr=True).print(f"{len(rows)} row(s)", style="dim")
 
 
