@@ -385,4 +385,4 @@ def test_time_guard_refuses_a_deah_engine_on_a_large_general_network(tmp_path):
     need = SECONDS["deah"](*features(parse_general(json.loads(spec.read_text()), "r", 10**7), "deah"))
     r = cli("solve", str(spec), "--engine", "deah", "--max-seconds", "0.1", check=2)
     assert r.stderr == (f"error: {spec}: deah on this general network would take about {need:.2g} s (at least {SECONDS['deah'].lowest * need:.2g} s), "
-                        "over the limit of 0.1 s; raise --max-seconds / BASISPATH_MAX_SECONDS, or use --engine skeleton\n")
+                        "over the limit of 0.1 s; raise --max-seconds / BASISPATH_MAX_SECONDS, or use --engine deah-complete or --engine skeleton\n")
