@@ -115,13 +115,18 @@ def test_layers_by_name_limits_and_questions_with_no_answer(tmp_path, monkeypatc
             gs.paths_through("missing", 0, 0)
 
 
-def test_the_cli_answers_a_described_run_in_python(tmp_path, monkeypatch, capsys):
+def _described_skeleton_run(tmp_path, monkeypatch):
+    """(network, store, run, its rows through h1:0) of GENERAL's skeleton run stored described."""
     net = load_general(GENERAL)
     store = str(tmp_path / "store")
     monkeypatch.setattr(described_rows, "LISTED_PATHS", 0)
     with open_store(store, create=True) as gs:
         run = gs.run(net, engine="skeleton")
-        want = gs.paths_through(run.id, "h1", 0)
+        return net, store, run, gs.paths_through(run.id, "h1", 0)
+
+
+def test_the_cli_answers_a_described_run_in_python(tmp_path, monkeypatch, capsys):
+    net, store, run, want = _described_skeleton_run(tmp_path, monkeypatch)
     done = run_in_process(["through", run.id, "h1", "0", "--store", store, "--json"], tmp_path, monkeypatch, capsys)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == want
@@ -153,13 +158,9 @@ def test_an_answer_too_big_to_hold_is_refused_in_one_line_and_streamed_by_the_cl
     ``basispath through`` read any answer as a stream (VGG-19's skeleton run: over 100 M paths
     through one neuron of its first layer). Past a table's worth of rows the CLI prints plain
     lines as it reads, path last, as wide as the first rows were; ``--json`` is the same list."""
-    net = load_general(GENERAL)
-    store = str(tmp_path / "store")
-    monkeypatch.setattr(described_rows, "LISTED_PATHS", 0)
-    with open_store(store, create=True) as gs:
-        run = gs.run(net, engine="skeleton")
-        want = gs.paths_through(run.id, "h1", 0)
-        assert len(want) > 4
+    net, store, run, want = _described_skeleton_run(tmp_path, monkeypatch)
+    assert len(want) > 4
+    with open_store(store) as gs:
         two = sum(ROW_BYTES + len(r["text"]) for r in want[:2])
         monkeypatch.setenv("BASISPATH_MAX_MEMORY_GB", str(2 * (two + 1) / 1e9))  # room for two rows, not three
         with pytest.raises(LimitExceeded) as refused:
