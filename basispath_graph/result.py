@@ -346,8 +346,9 @@ class Result:
     def _general_answer(self, target, answer: dict) -> dict:
         net = self.network
         check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
+        key = _path_key([l for l, _ in target[0]], [i for _, i in target[0]], target[1])  # as a record or a repair names it
         if self.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's record or the repair's
-            k = self._discard_position(tuple(l for l, _ in target[0]), tuple(i for _, i in target[0]), target[1])
+            k = self._discard_position(*key)
             if k is not None:
                 record = self.discarded[k]
                 if not record.certificate and self.certified:  # above LISTED_DAG_DISCARDS: made now
@@ -369,7 +370,7 @@ class Result:
         index = found[1] if found is not None else find_general_path(net, self.basis, target)
         if index is not None and found != ABSENT:
             sub = self._kept_substructure(index)
-            readmitted = self._readmission(_path_key([l for l, _ in target[0]], [i for _, i in target[0]], target[1])) if self.sdvchain is not None else None
+            readmitted = self._readmission(key) if self.sdvchain is not None else None
             return {"id": index, "status": "kept", "substructure": self._substructure_names(sub), "reason": readmitted or kept_reason(sub is not None),
                     "certificate": [{"coef": 1, "path": answer["path"], "index": index}], "verified": True}
         k = self._core_discard(target) if found is None else None
