@@ -14,7 +14,7 @@ from ..deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, TooManySu
 from ..fileio import write_atomic
 from ..guards import ResourceLimit
 from ..api import solve
-from ..general.documents import paths_export_pieces
+from ..general.documents import export_pieces, paths_export_pieces
 from ..general.paper_setting import UnsupportedFeature
 from ..general.skeleton import UnsupportedIdentity
 from ..solver import ENGINES
@@ -133,7 +133,7 @@ def solve_command(
         result = run_core(lambda **options: solve(network, engine, **options))
     except (UnsupportedIdentity, UnsupportedFeature) as exc:
         raise fail(f"{spec}: {exc}") from None
-    _write_export(export, lambda: json.dumps(result.export()))
+    _write_export(export, lambda: export_pieces(result) if not network.is_layered else json.dumps(result.export()))
     _write_export(export_paths, lambda: paths_export_pieces(result) if not network.is_layered else json.dumps(result.export()))
     s = result.summary()
     if as_json:

@@ -21,7 +21,7 @@ from .model import GeneralNetwork
 EXPLICIT_EXPORT_PATHS = 1_000_000
 _PIECE_ROWS = 4096
 
-__all__ = ["general_summary", "general_export", "paths_export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths", "sdvchain_reason", "sdvchain_rule"]
+__all__ = ["general_summary", "general_export", "paths_export_pieces", "export_pieces", "EXPLICIT_EXPORT_PATHS", "general_core_path", "general_basis_paths", "sdvchain_reason", "sdvchain_rule"]
 
 
 def general_basis_paths(result) -> Sequence[dict]:
@@ -62,19 +62,34 @@ def general_export(result, form: str = "auto") -> dict:
     in the same order). ``form="described"``: the described-basis document
     (``described_io``) of a described basis; ``"auto"``: described when the basis is described
     and has more than ``EXPLICIT_EXPORT_PATHS`` paths, else paths."""
-    if form not in ("auto", "paths", "described"):
-        raise BadInput(f"unknown export form {form!r}; choose auto, paths or described")
-    described = isinstance(result.basis, DescribedBasis)
-    deah_described = _described_deah(result)
-    if form == "described" and not (described or deah_described):
-        raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's or a"
-                       " deah-complete run held described")
-    if form == "described" or (form == "auto" and (described or deah_described) and result.basis_size > EXPLICIT_EXPORT_PATHS):
-        return described_deah_document(result) if deah_described else described_document(result)
+    if _exports_described(result, form):
+        return described_deah_document(result) if _described_deah(result) else described_document(result)
     doc = export_head(result)
     doc["basis"] = general_basis_paths(result)
     doc.update(export_tail(result))
     return doc
+
+
+def _exports_described(result, form: str) -> bool:
+    """Whether ``general_export(result, form)`` is the described document (else the paths one)."""
+    if form not in ("auto", "paths", "described"):
+        raise BadInput(f"unknown export form {form!r}; choose auto, paths or described")
+    described = isinstance(result.basis, DescribedBasis) or _described_deah(result)
+    if form == "described" and not described:
+        raise BadInput(f"the {result.engine} engine's basis is a list of paths; a described export needs the skeleton's or a"
+                       " deah-complete run held described")
+    return form == "described" or (form == "auto" and described and result.basis_size > EXPLICIT_EXPORT_PATHS)
+
+
+def export_pieces(result, form: str = "auto") -> Iterator[str]:
+    """``general_export(result, form)`` as JSON text in pieces (``solve --export``): a paths
+    export a block of paths at a time (``paths_export_pieces``: faithful deah lists ResNet-18's
+    11.7 M paths, which as one document of dicts took more memory than the solve), a described
+    one whole (a few numbers per neuron)."""
+    if _exports_described(result, form):
+        yield json.dumps(general_export(result, form))
+    else:
+        yield from paths_export_pieces(result)
 
 
 def paths_export_pieces(result) -> Iterator[str]:
@@ -126,6 +141,10 @@ def export_tail(result) -> dict:
              "certificate": [{"coef": int(c), "index": int(i)} for i, c in (d.certificate or [])]}
             for d in result.discarded
         ]
+    elif core is not None and len(core.discarded) > LISTED_DAG_DISCARDS:  # faithful deah on ResNet-18: 4.1 M
+        doc["parts"] = result.parts
+        doc["repairs"] = len(core.repairs)
+        doc["discarded_on_demand"] = len(core.discarded)
     elif core is not None:
         doc["parts"] = result.parts
         doc["repairs"] = len(core.repairs)
