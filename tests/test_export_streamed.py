@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from basispath_graph import api
 from basispath_graph.general import documents
+from basispath_graph.general.blocks import block_paths, block_paths_text
 from basispath_graph.general.documents import export_pieces
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.solve import solve_general
@@ -36,6 +37,15 @@ def test_the_streamed_export_is_the_export_document_byte_for_byte(spec, engine):
 def test_the_streamed_export_of_any_general_network_is_its_document(spec):
     result = solve_general(parse_general(spec, "<spec>", 10**6), "deah")
     assert "".join(export_pieces(result)) == json.dumps(result.export())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(general_specs())
+def test_a_block_s_paths_text_is_its_paths_json(spec):
+    # identity hops (null taps), taps, biases: one format per block gives json.dumps's bytes
+    net = parse_general(spec, "<spec>", 10**6)
+    for block in solve_general(net, "deah-complete").basis:
+        assert block_paths_text(net, block) == json.dumps(block_paths(net, block))[1:-1]
 
 
 def test_many_faithful_discards_on_a_layered_core_are_exported_as_their_count(monkeypatch):

@@ -9,13 +9,14 @@ form of ``general.paths`` converts to and from it.
 from __future__ import annotations
 
 import bisect
+import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from .model import GeneralNetwork
 
-__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_general_paths", "general_path_json",
+__all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_paths_text", "block_general_paths", "general_path_json",
            "connection_weights", "general_weight_endpoints", "general_path_keys"]
 
 
@@ -87,6 +88,20 @@ def general_path_json(net: GeneralNetwork, path) -> dict:
 def block_paths(net: GeneralNetwork, block: GeneralBlock) -> list[dict]:
     """The paths of a block in the export form ``{"nodes": [[name, index], ...], "taps": [...]}``."""
     return [general_path_json(net, p) for p in block_general_paths(net, block)]
+
+
+def block_paths_text(net: GeneralNetwork, block: GeneralBlock) -> str:
+    """``json.dumps(block_paths(net, block))`` without its brackets, the same bytes, made by one
+    format per block (its layers and hops are fixed) instead of a dict per path: streamed exports
+    of millions of paths were bound by the dicts (about 68 us a path on ResNet-18 x1/4)."""
+    if len(block) == 0:
+        return ""
+    trainable = [net.connections[k].trainable for k in block.hops]
+    nodes = ", ".join(f"[{json.dumps(net.layers[l].name)}, %d]" for l in block.layers)
+    taps = ", ".join("%d" if tr else "null" for tr in trainable)
+    template = f'{{"nodes": [{nodes}], "taps": [{taps}]}}'
+    values = np.hstack([block.nodes, block.taps[:, np.flatnonzero(trainable)]]) if any(trainable) else block.nodes
+    return ", ".join(template % tuple(row) for row in values.tolist())
 
 
 def general_weight_endpoints(net: GeneralNetwork, ids) -> list[list]:

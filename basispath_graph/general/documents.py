@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import BadInput
 from ..export import REPAIR_DETAILS, summary, union_fields
 from ..deah.step3_sdvchain import Discard
-from .blocks import block_paths, general_path_json, general_weight_endpoints
+from .blocks import block_paths, block_paths_text, general_path_json, general_weight_endpoints
 from .dag_discards import LISTED_DAG_DISCARDS, discard_documents
 from .described import DescribedBasis, DescribedPaths
 from .lazy_blocks import LazyBlocks, path_count
@@ -100,9 +100,10 @@ def paths_export_pieces(result) -> Iterator[str]:
     first = True
     for block in result.basis:
         for start in range(0, len(block), _PIECE_ROWS):  # a piece's path dicts stay a few MB
-            paths = block_paths(result.network, block.take(slice(start, start + _PIECE_ROWS)))
-            yield ("" if first else ", ") + json.dumps(paths)[1:-1]
-            first = False
+            text = block_paths_text(result.network, block.take(slice(start, start + _PIECE_ROWS)))
+            if text:
+                yield ("" if first else ", ") + text
+                first = False
     tail = json.dumps(export_tail(result))
     yield "]" + (", " + tail[1:] if tail != "{}" else "}")
 
