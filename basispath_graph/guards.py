@@ -23,7 +23,7 @@ from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
-    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "describes", "DESCRIBED_ABOVE", "time_limit_seconds", "candidate_paths", "candidate_layers", "check_memory", "check_time",
+    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "describes", "DESCRIBED_ABOVE", "time_limit_seconds", "candidate_paths", "candidate_layers", "candidate_features", "check_memory", "check_time",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
     "out_of_memory_message",
 ]
@@ -35,10 +35,14 @@ TIME_ENV = "BASISPATH_MAX_SECONDS"
 @dataclass(frozen=True)
 class CostModel:
     """``fixed + per_weight * m + per_candidate * candidates + per_connection * connections +
-    per_neuron_depth * neuron_depth + per_candidate_layer * candidate_layers`` (bytes or seconds); ``lowest``: the smallest measured /
-    estimated on the calibration runs, so ``lowest * estimate`` is a bound no calibration run
-    went under. The last two features are the skeleton's (``skeleton_features``): one weight
-    family per connection, and designated walks and explicit paths of O(H x depth) numbers."""
+    per_neuron_depth * neuron_depth + per_candidate_layer * candidate_layers + per_later_candidate
+    * later_candidates + per_later_candidate_layer * later_candidate_layers`` (bytes or seconds);
+    ``lowest``: the smallest measured / estimated on the calibration runs, so ``lowest * estimate``
+    is a bound no calibration run went under. Connections and H x depth are the skeleton's
+    features (``skeleton_features``): one weight family per connection, and designated walks and
+    explicit paths of O(H x depth) numbers. The later candidates are those of the substructures
+    after p_0 (``candidate_features``): faithful deah's SDVChain discards and certifies among them,
+    so a network with p_0 alone (VGG) costs little for its candidates."""
 
     fixed: float
     per_weight: float
@@ -47,12 +51,15 @@ class CostModel:
     per_connection: float = 0.0
     per_neuron_depth: float = 0.0
     per_candidate_layer: float = 0.0
+    per_later_candidate: float = 0.0
+    per_later_candidate_layer: float = 0.0
 
     def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0,
-                 candidate_layers: int = 0) -> float:
+                 candidate_layers: int = 0, later_candidates: int = 0, later_candidate_layers: int = 0) -> float:
         return (self.fixed + self.per_weight * m + self.per_candidate * candidates
                 + self.per_connection * connections + self.per_neuron_depth * neuron_depth
-                + self.per_candidate_layer * candidate_layers)
+                + self.per_candidate_layer * candidate_layers + self.per_later_candidate * later_candidates
+                + self.per_later_candidate_layer * later_candidate_layers)
 
 
 # The skeleton, described (general/described.py; layered networks too): fitted by
@@ -73,8 +80,18 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # |B_r| rows of its layers' neurons, so the candidates times their layers is a feature: with
 # candidates alone ResNet-50 was estimated at 20.8 GB and killed past 24 GB. The general m pays
 # for the tap lift (made on demand) and the checks of the union. Measured / estimated on the
-# calibration: deah-complete memory 0.68-1.47, time 0.62-1.61; deah memory 0.94-1.07, time
-# 0.92-1.09. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer.
+# calibration: deah-complete memory 0.68-1.47, time 0.62-1.61. Arguments: fixed, per weight, per
+# candidate, lowest, 0, 0, per candidate layer.
+# Faithful deah (layered cores) over depth as well as width: refitted (2026-11-27, issue 26) to
+# bench/calibration.json's densenet and resnet 8xW and bench/calibration-faithful.json, torchvision
+# networks read at channel level: ResNet-18 at widths x1/16 to x1, ResNet-34 and ResNet-50 at
+# reduced widths, VGG-16/19. The models fitted to 8xW alone overestimated ResNet-18@0.25 8x in time
+# (its SDVChain and certificates work on the substructures after p_0: VGG has p_0 alone) and
+# refused ResNet-18 at 24.3 GB; it runs in 271 s and 17.7 GB (16.5 GiB). Measured / estimated:
+# memory 0.82-1.22, time 0.53-1.89. Arguments as above, then per later candidate, per later
+# candidate layer.
+DEAH_MEMORY = CostModel(4.791e7, 0, 313, 0.81, 0, 0, 57.73, 0, 124.4)
+DEAH_SECONDS = CostModel(0, 0, 0, 0.52, 0, 0, 2.828e-7, 7.134e-5, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -90,25 +107,27 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: (sum |B_r| x the layers of each, ``DagRun.candidate_features``). The layered models
 #: overestimated it 2.1x (memory) and 3.4x (time) on SqueezeNet 1.1. Fitted by
 #: bench/fit_estimates.py to bench/calibration-layer-dag.json (2026-11-27, 2 cores): SqueezeNet 1.1
-#: at widths x0.25 to x1, 0.24 to 3.8 M candidates, the one torchvision DAG faithful deah runs at
-#: all here (GoogLeNet, Inception-v3, DenseNet-121, WRN-16-4 stay refused). Measured / estimated:
-#: memory 1.00, time 0.89-1.12. One topology (19 layers per candidate throughout): the time is
-#: put on candidate layers, as the layered deah model's, so that a deeper DAG is estimated dearer.
+#: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
+#: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
+#: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
+#: GoogLeNet, Inception-v3, DenseNet-121 and WRN-16-4 whole stay refused. Measured / estimated:
+#: memory 0.91-1.10, time 0.63-1.59. The time is put on candidate layers, as the layered deah
+#: model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(4.161e7, 0, 0, 0.99, 0, 0, 107.2)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.89, 0, 0, 3.903e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(4.199e6, 0, 0, 0.90, 0, 0, 118.8)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.62, 0, 0, 5.551e-6)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
     "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
-    "deah": CostModel(3.975e7, 0, 0, 0.93, 0, 0, 230),
+    "deah": DEAH_MEMORY,
     LAYER_DAG_DEAH: LAYER_DAG_DEAH_MEMORY,
 }
 SECONDS = {
     "skeleton": SKELETON_SECONDS,
     "deah-complete described": DESCRIBED_SECONDS,
     "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
-    "deah": CostModel(0.1435, 0, 0, 0.91, 0, 0, 1.581e-5),
+    "deah": DEAH_SECONDS,
     LAYER_DAG_DEAH: LAYER_DAG_DEAH_SECONDS,
 }
 
@@ -167,20 +186,22 @@ def describes(network, step1) -> bool:
     return all(plan.rule in ("p0", "ear") for plan in plans)
 
 
-def features(network, engine: str) -> tuple[int, int, int, int, int]:
-    """(m, candidates, connections, H x depth, candidate layers) of a layered or general network
-    for ``engine``'s estimates: the skeleton uses m, connections and H x depth; the DEAH engines m,
-    candidates (the paths of the B_r of the selected substructures) and candidate layers (those
-    paths times the layers each visits: a B_r is held as |B_r| rows of its layers' neurons, so
-    its memory grows with depth as well as width). Step 1 runs for them; on a general network on
-    its core (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
+def features(network, engine: str) -> tuple[int, int, int, int, int, int, int]:
+    """(m, candidates, connections, H x depth, candidate layers, later candidates, later candidate
+    layers) of a layered or general network for ``engine``'s estimates: the skeleton uses m,
+    connections and H x depth; the DEAH engines m, candidates (the paths of the B_r of the
+    selected substructures) and candidate layers (those paths times the layers each visits: a B_r
+    is held as |B_r| rows of its layers' neurons, so its memory grows with depth as well as
+    width), faithful deah on a layered core also those of the substructures after p_0
+    (``candidate_features``). Step 1 runs for them; on a general network on its core
+    (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
-        return (network.m, 0, *skeleton_features(network), 0)
+        return (network.m, 0, *skeleton_features(network), 0, 0, 0)
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
 
         candidates, layers = plan_dag_run(network).candidate_features()
-        return network.m, candidates, 0, 0, layers
+        return network.m, candidates, 0, 0, layers, 0, 0
     from .deah.step1_substructures import run_step1
 
     core = network
@@ -189,11 +210,21 @@ def features(network, engine: str) -> tuple[int, int, int, int, int]:
 
         core = paper_setting(network, engine).core
     step1 = run_step1(core)
-    selected = [step1.paths[i].layers for i in step1.selected]
+    candidates, layers, later, later_layers = candidate_features(core, step1)
     if engine == "deah-complete":
         if describes(core, step1):  # the B_r described: no candidate layers held; B_0's certificate lists H x depth
-            return network.m, candidate_paths(core, selected), 0, skeleton_features(network)[1], 0
-    return network.m, candidate_paths(core, selected), 0, 0, candidate_layers(core, selected)
+            return network.m, candidates, 0, skeleton_features(network)[1], 0, 0, 0
+        return network.m, candidates, 0, 0, layers, 0, 0
+    return network.m, candidates, 0, 0, layers, later, later_layers
+
+
+def candidate_features(network: Network, step1) -> tuple[int, int, int, int]:
+    """(candidates, candidate layers) of Step 1's selected substructures on the layered
+    ``network``, then the same of those after p_0 (``CostModel``)."""
+    selected = [step1.paths[i].layers for i in step1.selected]
+    later = [step1.paths[i].layers for i in step1.selected if i != step1.p0]
+    return (candidate_paths(network, selected), candidate_layers(network, selected),
+            candidate_paths(network, later), candidate_layers(network, later))
 
 
 def model_engine(network, engine: str) -> str:
@@ -228,14 +259,15 @@ def _scaled(model: CostModel, factor: float) -> CostModel:
     """``model`` times ``factor``, its lowest bound the unscaled one (a layer-DAG run never took less
     than the skeleton's own run)."""
     return CostModel(model.fixed * factor, model.per_weight * factor, model.per_candidate * factor, model.lowest / factor,
-                     model.per_connection * factor, model.per_neuron_depth * factor, model.per_candidate_layer * factor)
+                     model.per_connection * factor, model.per_neuron_depth * factor, model.per_candidate_layer * factor,
+                     model.per_later_candidate * factor, model.per_later_candidate_layer * factor)
 
 
 def check_skeleton(network, memory_limit: int | None, time_limit: float | None, engine: str = "skeleton") -> None:
     """The skeleton engine's guards on a layered or general network (``ResourceLimit``);
     ``engine`` "deah-complete": a layer-DAG run, named in a refusal, its estimates the
     skeleton's times ``LAYER_DAG_FACTORS``."""
-    m, _, connections, neuron_depth, _ = features(network, "skeleton")
+    m, _, connections, neuron_depth, *_ = features(network, "skeleton")
     time_model, memory_model = SECONDS["skeleton"], MEMORY["skeleton"]
     if engine != "skeleton":
         time_model, memory_model = _scaled(time_model, LAYER_DAG_FACTORS["time"]), _scaled(memory_model, LAYER_DAG_FACTORS["memory"])
@@ -303,9 +335,10 @@ def _seconds(x: float) -> str:
 
 
 def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str,
-               connections: int = 0, neuron_depth: int = 0, candidate_layers: int = 0) -> None:
-    """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit)."""
-    seconds = model(m, candidates, connections, neuron_depth, candidate_layers)
+               connections: int = 0, neuron_depth: int = 0, candidate_layers: int = 0, later: tuple[int, int] = (0, 0)) -> None:
+    """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit).
+    ``later``: the later candidates and their layers (``candidate_features``)."""
+    seconds = model(m, candidates, connections, neuron_depth, candidate_layers, *later)
     lowest = model.lowest * seconds
     if limit is not None and lowest > limit:
         raise ResourceLimit(
@@ -345,12 +378,13 @@ def out_of_memory_message() -> str:
 
 
 def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
-                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None, candidate_layers: int = 0) -> None:
+                 connections: int = 0, neuron_depth: int = 0, subject: str | None = None, candidate_layers: int = 0,
+                 later: tuple[int, int] = (0, 0)) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes, or the estimate
     itself over a ``MachineLimit`` (``subject``: what a later out-of-memory message calls the run,
-    default ``what``)."""
+    default ``what``; ``later`` as ``check_time``'s)."""
     global _last_estimate
-    needed = model(m, candidates, connections, neuron_depth, candidate_layers)
+    needed = model(m, candidates, connections, neuron_depth, candidate_layers, *later)
     _last_estimate = (subject or what, needed, limit)
     lowest = model.lowest * needed
     if lowest > limit:

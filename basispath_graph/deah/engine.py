@@ -11,7 +11,7 @@ import numpy as np
 from ..choices import ChoiceRule
 from ..network import Network, PathBlock
 from .subroutine import subroutine
-from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_layers, candidate_paths, check_memory, check_time, describes
+from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_features, check_memory, check_time, describes
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
 from .step3_complete import run_step3_complete
@@ -74,17 +74,17 @@ def run_deah(
     timer = timer or StageTimer()
     with timer.stage("step1"):
         step1 = run_step1(network, max_substructures)
-    selected = [step1.paths[i].layers for i in step1.selected]
-    candidates, layers = candidate_paths(network, selected), candidate_layers(network, selected)
+    candidates, layers, *later = candidate_features(network, step1)
     described = complete and describes(network, step1)
     engine = "deah-complete described" if described else "deah-complete" if complete else "deah"
+    later = (0, 0) if complete else tuple(later)  # only faithful deah's models read the later candidates (guards.features)
     what = f"{engine.split()[0]} ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures)"
     check_time(
         what,
         SECONDS[engine], network.m, candidates,
         time_limit,
         f"use --engine skeleton or raise --max-seconds / {TIME_ENV}",
-        candidate_layers=layers,
+        candidate_layers=layers, later=later,
     )
     if memory_limit is not None:
         check_memory(
@@ -92,7 +92,7 @@ def run_deah(
             MEMORY[engine], network.m, candidates,
             memory_limit,
             f"use --engine skeleton or raise --max-memory-gb / {MEMORY_ENV}",
-            candidate_layers=layers,
+            candidate_layers=layers, later=later,
         )
     with timer.stage("step2"):
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)

@@ -95,15 +95,15 @@ def solve_general(net: GeneralNetwork, engine: str = "skeleton", seed: int = 0, 
             raise BadInput(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
         # one model per engine for layered and general networks: the core's B_r (candidate paths x
         # their layers) and the general network's m (the tap lift, made on demand, and its checks)
-        m, candidates, _, _, layers = features(net, engine)  # UnsupportedFeature before any estimate
+        m, candidates, _, _, layers, *later = features(net, engine)  # UnsupportedFeature before any estimate
         key = model_engine(net, engine)  # deah-complete described: its own models
         # faithful deah lists every B_r; deah-complete describes them (ResNet-50: 0.1 s, 114 MB)
         other = "--engine deah-complete or --engine skeleton" if engine == "deah" else "--engine skeleton"
         if memory_limit is not None:
             check_memory(f"{engine} on this general network", MEMORY[key], m, candidates, memory_limit,
-                         f"raise --max-memory-gb / {MEMORY_ENV}, or use {other}", candidate_layers=layers)
+                         f"raise --max-memory-gb / {MEMORY_ENV}, or use {other}", candidate_layers=layers, later=later)
         check_time(f"{engine} on this general network", SECONDS[key], m, candidates, time_limit,
-                   f"raise --max-seconds / {TIME_ENV}, or use {other}", candidate_layers=layers)
+                   f"raise --max-seconds / {TIME_ENV}, or use {other}", candidate_layers=layers, later=later)
         return solve_general_deah(net, engine, seed, **options)
     check_skeleton(net, memory_limit, time_limit)
     t0 = time.perf_counter()
