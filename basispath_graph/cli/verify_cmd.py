@@ -14,15 +14,19 @@ from ..export import basis_paths_of, read_json_file
 from ..general.described import certify_described
 from ..general.described_io import is_described_document, read_described
 from ..general.paths import certify_general, general_basis_of
+from ..guards import ResourceLimit, check_basis_file
 from ..network import blocks_from_json
 from ..verify import certify
-from .common import EXIT_NOT_CERTIFIED, failure, read_any_network
+from .common import EXIT_NOT_CERTIFIED, fail, failure, memory_limit, read_any_network
 
 
 def verify_command(
     spec: Path = typer.Argument(..., help="Network spec (JSON or YAML)."),
     basis: Path = typer.Argument(..., help="Basis JSON: an export of 'solve' (paths or a described basis) or a bare list of paths."),
     max_weights: Optional[int] = typer.Option(None, "--max-weights", min=1, help="Refuse networks with more weights."),
+    max_memory_gb: Optional[float] = typer.Option(
+        None, "--max-memory-gb", help="Refuse a basis file whose reading is estimated over this (default: $BASISPATH_MAX_MEMORY_GB or 80% of RAM)."
+    ),
 ) -> None:
     """Certify a basis path set exactly: valid, distinct, m - H paths, independent (rank mod p).
 
@@ -36,6 +40,10 @@ def verify_command(
         basispath verify examples/fig1b.json basis.json
     """
     network = read_any_network(spec, max_weights)
+    try:
+        check_basis_file(basis, memory_limit(max_memory_gb))
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
     try:
         data = read_json_file(basis)
         if is_described_deah_document(data):  # a deah-complete run held described: rebuilt, certified from its description
