@@ -38,6 +38,11 @@ public final class Launcher {
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
+                // A development and test server: nobody restores from its transaction logs, and
+                // the default (two days of them, each file preallocated to 256 MiB) filled the
+                // CI machine's disk. Keep only what recovery needs, written as it grows.
+                .setConfig(GraphDatabaseSettings.keep_logical_logs, "keep_none")
+                .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
                 .build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
