@@ -16,6 +16,9 @@ deah-complete solve(engine="deah-complete"): the same, plus repairs needed (must
               rule per substructure (p0 / ear / local), discards and the largest certificate
 step1         DEAH Step 1 alone (run_step1 with its defaults)
 certify       exact certification (verify.certify) of the skeleton basis, timed alone
+verify-paths  ``basispath verify`` of the skeleton's paths export (``solve --export-paths``, written
+              first by a child process, untimed) in another child: its time and own peak RSS
+              (a general network's file is read one path at a time: general.streamed_verify)
 store         execute_run (engine --store-engine, default deah) into a fresh embedded LadybugDB
               store in --store-dir (must not exist), or into the Neo4j server at --store-uri
               (bolt:// or neo4j://, credentials from NEO4J_USER / NEO4J_PASSWORD; the run stays
@@ -356,6 +359,40 @@ def case_step1(net) -> dict:
     }
 
 
+_PEAK_AT_EXIT = ("import atexit, resource, sys; atexit.register(lambda: print('peak_bytes', resource.getrusage("
+                 "resource.RUSAGE_SELF).ru_maxrss * 1024, file=sys.stderr)); sys.argv = ['basispath'] + sys.argv[1:]; "
+                 "from basispath_graph.cli.main import main; main()")
+
+
+def case_verify_paths(net) -> dict:
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-verify-") as folder:
+        spec, out = Path(folder) / "net.json", Path(folder) / "basis.json"
+        spec.write_text(json.dumps(net.to_dict()))
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", _PEAK_AT_EXIT, "solve", str(spec), "--engine", "skeleton", "--export-paths", str(out),
+                        "--quiet"], check=True, capture_output=True)
+        t_export = time.perf_counter() - t0
+        size = out.stat().st_size
+        emit("stage", name="verify", t=round(t_export, 4))
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", _PEAK_AT_EXIT, "verify", str(spec), str(out)], capture_output=True, text=True)
+        t_verify = time.perf_counter() - t0
+    peak = int(p.stderr.rsplit("peak_bytes ", 1)[1].split()[0]) if "peak_bytes " in p.stderr else None
+    return {
+        "total_s": t_verify,
+        "export_s": t_export,
+        "file_bytes": size,
+        "verify_peak_bytes": peak,
+        "bytes_per_file_byte": None if peak is None else round(peak / size, 3),
+        "bytes_per_weight_verify": None if peak is None else round(peak / net.m, 1),
+        "certified": p.returncode == 0,
+        "verdict": p.stdout.strip() or p.stderr.strip()[-300:],
+    }
+
+
 def case_certify(net) -> dict:
     from basispath_graph.skeleton import skeleton_basis
     from basispath_graph.verify import certify, peel_blocks
@@ -649,7 +686,7 @@ def case_baseline_all(net) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--net", required=True)
-    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "store", "baseline", "baseline-all",
+    ap.add_argument("--engine", required=True, choices=["skeleton", "deah", "deah-complete", "step1", "certify", "verify-paths", "store", "baseline", "baseline-all",
                                                          "gsgd-step"])
     ap.add_argument("--store-dir", help="store: folder for the fresh LadybugDB store (must not exist yet)")
     ap.add_argument("--store-uri", help="store: a Neo4j server (bolt:// or neo4j://) instead of --store-dir")
@@ -683,6 +720,8 @@ def main() -> None:
             out = case_step1(net)
         elif args.engine == "certify":
             out = case_certify(net)
+        elif args.engine == "verify-paths":
+            out = case_verify_paths(net)
         elif args.engine == "store":
             if not (args.store_dir or args.store_uri):
                 raise SystemExit("--store-dir or --store-uri is required for --engine store")

@@ -134,6 +134,8 @@ FULL_CASES = (
         # 60 s = 3x the target still proves the MISS, and keeps the suite under 20 minutes.
         _c("deah", "resnet-32x128", 60),
         _c("deah", "dense-8x256", 60),
+        # issue 26 item 3: verify reads a general network's paths file one path at a time
+        _c("verify-paths", "resnet18@0.25", 180),
     ]
 )
 
@@ -179,7 +181,7 @@ CALIBRATION_CASES = [
 ]
 
 # The timeout of a KIND/NET given with --only that is in neither suite (store-neo4j: 2.5x store).
-DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "step1": 60, "baseline-all": 90, "deah": 240, "deah-complete": 240,
+DEFAULT_TIMEOUT = {"skeleton": 120, "certify": 120, "verify-paths": 300, "step1": 60, "baseline-all": 90, "deah": 240, "deah-complete": 240,
                    "baseline": 120, "store": 240}
 KINDS = tuple(DEFAULT_TIMEOUT)
 

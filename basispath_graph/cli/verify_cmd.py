@@ -8,13 +8,13 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
-from ..deah.described_file import is_described_deah_document
+from ..deah.described_file import DESCRIBED_DEAH_FORMAT, is_described_deah_document
 from ..deah.described_verify import certify_described_deah
 from ..export import basis_paths_of, read_json_file
 from ..general.described import certify_described
-from ..general.described_io import is_described_document, read_described
-from ..general.paths import certify_general, general_basis_of
-from ..guards import ResourceLimit, check_basis_file
+from ..general.described_io import DESCRIBED_FORMAT, is_described_document, read_described
+from ..general.streamed_verify import certify_path_rows, paths_of_document, read_path_rows
+from ..guards import ResourceLimit, check_basis_file, check_streamed_basis_file
 from ..network import blocks_from_json
 from ..verify import certify
 from .common import EXIT_NOT_CERTIFIED, fail, failure, memory_limit, read_any_network
@@ -40,21 +40,17 @@ def verify_command(
         basispath verify examples/fig1b.json basis.json
     """
     network = read_any_network(spec, max_weights)
+    limit = memory_limit(max_memory_gb)
     try:
-        check_basis_file(basis, memory_limit(max_memory_gb))
-    except ResourceLimit as exc:
-        raise fail(str(exc)) from None
-    try:
-        data = read_json_file(basis)
-        if is_described_deah_document(data):  # a deah-complete run held described: rebuilt, certified from its description
-            verdict = certify_described_deah(network, data, str(basis))
-        elif not network.is_layered:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, or described
-            if is_described_document(data):
-                verdict = certify_described(read_described(network, data, str(basis)))
+        if network.is_layered:
+            verdict = _verify_document(network, basis, limit)
+        else:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, read one at a time; or described
+            _guard(check_streamed_basis_file, basis, limit)
+            rows, doc = read_path_rows(network, basis)
+            if doc is not None and doc.get("format") in (DESCRIBED_FORMAT, DESCRIBED_DEAH_FORMAT):
+                verdict = _verify_document(network, basis, limit)
             else:
-                verdict = certify_general(network, general_basis_of(network, data, str(basis)))
-        else:
-            verdict = certify(network, blocks_from_json(basis_paths_of(data, str(basis))))
+                verdict = certify_path_rows(paths_of_document(rows, doc))
     except BadInput as exc:
         raise failure(exc) from None
     if verdict.certified:
@@ -62,3 +58,21 @@ def verify_command(
         return
     print(f"not certified: {verdict.defect}")
     raise typer.Exit(EXIT_NOT_CERTIFIED)
+
+
+def _guard(check, basis: Path, limit: int) -> None:
+    try:
+        check(basis, limit)
+    except ResourceLimit as exc:
+        raise fail(str(exc)) from None
+
+
+def _verify_document(network, basis: Path, limit: int):
+    """The verdict on a basis file read whole: a layered network's paths, or a described basis."""
+    _guard(check_basis_file, basis, limit)
+    data = read_json_file(basis)
+    if is_described_deah_document(data):  # a deah-complete run held described: rebuilt, certified from its description
+        return certify_described_deah(network, data, str(basis))
+    if is_described_document(data):
+        return certify_described(read_described(network, data, str(basis)))
+    return certify(network, blocks_from_json(basis_paths_of(data, str(basis))))
