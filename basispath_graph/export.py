@@ -7,6 +7,7 @@ indices 0-based). Weights in discard reasons are [layer_a, index_a, layer_b, ind
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
 from .verify import format_path, read_path
 
-__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "basis_paths_of", "summary", "reason_document", "rule_document", "discards_by_step", "certificate_sizes", "kept_reason", "why_reason", "NEVER_A_CANDIDATE", "NEVER_A_CANDIDATE_GENERAL"]
+__all__ = ["export_document", "discard_document", "read_basis_file", "read_json_file", "json_file_errors", "basis_paths_of", "summary", "reason_document", "rule_document", "discards_by_step", "certificate_sizes", "kept_reason", "why_reason", "NEVER_A_CANDIDATE", "NEVER_A_CANDIDATE_GENERAL"]
 
 
 def _path(layers, indices) -> list[list[int]]:
@@ -230,9 +231,19 @@ def read_json_file(path) -> object:
     """A JSON file's content; BadInput (one line naming the file) when it cannot be read."""
     import json
 
-    try:
+    with json_file_errors(path):
         with open(path, encoding="utf-8") as f:
             return json.load(f)
+
+
+@contextmanager
+def json_file_errors(path):
+    """Reading the JSON file ``path`` (whole or streamed: ``json_stream``): what goes wrong as
+    BadInput, one line naming the file."""
+    import json
+
+    try:
+        yield
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
     except json.JSONDecodeError as exc:

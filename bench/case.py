@@ -18,7 +18,7 @@ step1         DEAH Step 1 alone (run_step1 with its defaults)
 certify       exact certification (verify.certify) of the skeleton basis, timed alone
 verify-paths  ``basispath verify`` of the skeleton's paths export (``solve --export-paths``, written
               first by a child process, untimed) in another child: its time and own peak RSS
-              (a general network's file is read one path at a time: general.streamed_verify)
+              (the file is read one path at a time: verify.streamed, general.streamed_verify)
 store         execute_run (engine --store-engine, default deah) into a fresh embedded LadybugDB
               store in --store-dir (must not exist), or into the Neo4j server at --store-uri
               (bolt:// or neo4j://, credentials from NEO4J_USER / NEO4J_PASSWORD; the run stays

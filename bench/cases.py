@@ -134,8 +134,9 @@ FULL_CASES = (
         # 60 s = 3x the target still proves the MISS, and keeps the suite under 20 minutes.
         _c("deah", "resnet-32x128", 60),
         _c("deah", "dense-8x256", 60),
-        # issue 26 item 3: verify reads a general network's paths file one path at a time
+        # issue 26 item 3: verify reads a paths file one path at a time (general and layered)
         _c("verify-paths", "resnet18@0.25", 180),
+        _c("verify-paths", "dense-8x256", 120),
     ]
 )
 

@@ -66,22 +66,24 @@ def test_solve_export_writes_the_streamed_document(tmp_path):
     assert out.read_text() == json.dumps(api.solve(GENERAL, engine="deah").export())
 
 
-def test_verify_refuses_a_basis_file_too_big_to_read_in_one_line(tmp_path):
-    # json.load holds a paths export at about 20 bytes a byte of file: ResNet-18's 4.2 GB export
-    # of faithful deah was killed by the kernel at 24.4 GB; it is refused before reading instead.
-    # A general network's paths are read one at a time (tests/test_streamed_verify.py); a layered
-    # network's file is still read whole
+def test_verify_refuses_a_described_file_too_big_to_read_whole_in_one_line(tmp_path):
+    # Paths files are read one path at a time (tests/test_streamed_verify.py); a described basis
+    # is read whole by json.load, about 20 bytes a byte of file, so one estimated over the limit
+    # is refused after the streamed pass has told it by its format. Padded with whitespace (valid
+    # JSON) to 10 MB: 103 MB at least to stream, 155 MB at least to read whole.
     from basispath_graph.guards import BASIS_FILE_MEMORY, _size
 
     spec, out = tmp_path / "net.json", tmp_path / "basis.json"
-    spec.write_text(json.dumps({"widths": [3, 4, 4, 2], "skips": [[0, 2]]}))
-    cli("solve", str(spec), "--engine", "deah", "--export", str(out), "--quiet", check=0)
+    spec.write_text(json.dumps(GENERAL))
+    described = documents.general_export(api.solve(GENERAL, engine="skeleton"), "described")
+    assert described["format"] == "basispath-described/1"
+    out.write_text(json.dumps(described) + " " * 10_000_000)
     size = out.stat().st_size
     need = BASIS_FILE_MEMORY(size)
-    r = cli("verify", str(spec), str(out), "--max-memory-gb", "0.00001", check=2)
+    r = cli("verify", str(spec), str(out), "--max-memory-gb", "0.12", check=2)
     assert r.stdout == ""
     assert r.stderr == (f"error: reading {out} ({_size(size)} of JSON) would need about {_size(need)} (at least {_size(need / 2)}),"
-                        " over the limit of 10 kB; export a described basis (solve --export of deah-complete or the skeleton:"
+                        " over the limit of 120 MB; export a described basis (solve --export of deah-complete or the skeleton:"
                         " a few numbers per neuron) or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
     r = cli("verify", str(spec), str(out), check=0)
     assert r.stdout.startswith("certified: ")

@@ -21,10 +21,12 @@ from basispath_graph.errors import BadInput
 from basispath_graph.export import read_json_file
 from basispath_graph.general.model import parse_general
 from basispath_graph.general.paths import certify_general, general_basis_of
-from basispath_graph.general.streamed_verify import certify_path_rows, paths_of_document, read_path_rows
+from basispath_graph.general.streamed_verify import PathRows, certify_path_rows
+from basispath_graph.verify.streamed import listed_rows, stream_basis_file
 from basispath_graph.guards import STREAMED_BASIS_FILE_MEMORY, _size
 
 from .cli_runner import cli
+from .strategies import networks
 from .test_general_networks import _path_json, exact_rank, general_specs, oracle_paths, oracle_vector
 
 # ---------------------------------------------------------------- json_stream against json
@@ -108,8 +110,8 @@ def _old_route(net, path):
 
 def _new_route(net, path):
     try:
-        rows, doc = read_path_rows(net, path)
-        v = certify_path_rows(paths_of_document(rows, doc))
+        rows = PathRows(net, str(path))
+        v = certify_path_rows(listed_rows(rows, stream_basis_file(path, str(path), rows)))
     except BadInput as exc:
         return str(exc)
     return v.certified, v.defect, v.size, v.rank
@@ -232,9 +234,10 @@ def test_verify_cli_streams_every_engines_paths_export(tmp_path, engine):
     assert r.stdout.startswith("not certified: path 3 (") and r.stdout.endswith(") duplicates path 1\n")
 
 
-def test_verify_cli_refuses_a_paths_file_over_its_streamed_estimate(tmp_path):
+@pytest.mark.parametrize("network", [GENERAL, {"widths": [3, 4, 4, 2], "skips": [[0, 2]]}], ids=["general", "layered"])
+def test_verify_cli_refuses_a_paths_file_over_its_streamed_estimate(tmp_path, network):
     spec, out = tmp_path / "net.json", tmp_path / "basis.json"
-    spec.write_text(json.dumps(GENERAL))
+    spec.write_text(json.dumps(network))
     cli("solve", str(spec), "--export-paths", str(out), "--quiet", check=0)
     size = out.stat().st_size
     need = STREAMED_BASIS_FILE_MEMORY(size)
@@ -243,3 +246,104 @@ def test_verify_cli_refuses_a_paths_file_over_its_streamed_estimate(tmp_path):
     assert r.stderr == (f"error: reading {out} ({_size(size)} of JSON) would need about {_size(need)} (at least {_size(need / 2)}),"
                         " over the limit of 10 kB; export a described basis (solve --export of deah-complete or the skeleton:"
                         " a few numbers per neuron) or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
+
+
+# ---------------------------------------------------------------- layered networks: against certify
+
+
+def _old_layered(net, path):
+    from basispath_graph.export import basis_paths_of
+    from basispath_graph.network import blocks_from_json
+    from basispath_graph.verify import certify
+
+    try:
+        v = certify(net, blocks_from_json(basis_paths_of(read_json_file(path), str(path))))
+    except BadInput as exc:
+        return str(exc)
+    return v.certified, v.defect, v.size, v.rank
+
+
+def _new_layered(net, path):
+    from basispath_graph.verify.streamed import LayeredRows, certify_layered_rows
+
+    try:
+        rows = LayeredRows(net, str(path))
+        v = certify_layered_rows(listed_rows(rows, stream_basis_file(path, str(path), rows)))
+    except BadInput as exc:
+        return str(exc)
+    return v.certified, v.defect, v.size, v.rank
+
+
+def _broken_layered(paths: list, rnd, net) -> list:
+    out = [paths, paths[:-1], list(reversed(paths)), paths[:-1] + [paths[0]], [paths[-1]] + paths]
+    k = rnd.randrange(len(paths))
+    other = [[l, rnd.randrange(net.widths[l])] for l, _ in paths[k]]
+    out.append(paths[:k] + [other] + paths[k + 1:])  # maybe dependent, maybe a duplicate, maybe fine
+    for bad in (
+        [[l, i + (net.widths[l] if n == len(paths[k]) - 1 else 0)] for n, (l, i) in enumerate(paths[k])],  # neuron out of range
+        [[l, 40000] if n == len(paths[k]) - 1 else [l, i] for n, (l, i) in enumerate(paths[k])],  # past a 2-byte row
+        [[l, -40000] if n == 0 else [l, i] for n, (l, i) in enumerate(paths[k])],
+        [[l, 2**63] if n == 0 else [l, i] for n, (l, i) in enumerate(paths[k])],  # out of 64 bits
+        [[2**63, i] if n == 0 else [l, i] for n, (l, i) in enumerate(paths[k])],
+        list(reversed(paths[k])),  # layers not ascending
+        paths[k][1:],  # starts past layer 0
+        [],
+        [[0, True]] + paths[k][1:],
+        [[0, 1.0]] + paths[k][1:],
+        [[0, 1, 2]] + paths[k][1:],
+        {"nodes": paths[k]},
+    ):
+        out.append(paths[:k] + [bad] + paths[k + 1:])
+    return out
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(networks(max_layers=5, max_width=4), st.randoms(use_true_random=False), st.sampled_from(["list", "export"]))
+def test_streamed_layered_verdict_is_certifys(tmp_path, net, rnd, form):
+    from basispath_graph.network import paths_to_json
+    from basispath_graph.skeleton import skeleton_basis
+
+    paths = paths_to_json(skeleton_basis(net, rnd.randrange(5)))
+    for n, basis in enumerate(_broken_layered(paths, rnd, net)):
+        doc = basis if form == "list" else {"spec": {"widths": net.widths}, "basis": basis, "discarded": [basis[:2]], "repairs": 0}
+        path = tmp_path / f"basis-{n}.json"
+        path.write_text(json.dumps(doc))
+        assert _new_layered(net, path) == _old_layered(net, path), (n, json.dumps(basis)[:300])
+
+
+# ---------------------------------------------------------------- peel_by_holders against peel
+
+
+class _Block:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __len__(self):
+        return len(self.rows)
+
+    def take(self, idx):
+        return _Block(self.rows[idx])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=4, unique=True), max_size=30),
+       st.integers(1, 3), st.integers(0, 4))
+def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
+    """Blocks of vectors with the same number of coordinates (rows of weight ids): the same
+    peeled count and the same core as peel on their CSR arrays, whatever the chunk size."""
+    import numpy as np
+
+    from basispath_graph.linalg import peeling
+
+    vectors = [v[:hops] for v in vectors if len(v) >= hops and max(v[:hops]) < m]
+    blocks = [_Block(np.array(vectors[i:i + 5], dtype=np.int64).reshape(-1, hops)) for i in range(0, len(vectors), 5)]
+    ptr = np.arange(0, hops * len(vectors) + 1, hops)
+    want = peeling.peel(ptr, np.array(vectors, dtype=np.int64).reshape(-1), m)
+    old = peeling._ROWS
+    peeling._ROWS = 2**chunk_log
+    try:
+        peeled, core = peeling.peel_by_holders(blocks, lambda b: b.rows, m)
+    finally:
+        peeling._ROWS = old
+    assert peeled == want.n_peeled
+    assert sorted(core) == sorted(vectors[i] for i in want.core.tolist())

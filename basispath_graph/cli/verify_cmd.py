@@ -10,13 +10,12 @@ import typer
 from ..errors import BadInput
 from ..deah.described_file import DESCRIBED_DEAH_FORMAT, is_described_deah_document
 from ..deah.described_verify import certify_described_deah
-from ..export import basis_paths_of, read_json_file
+from ..export import read_json_file
 from ..general.described import certify_described
 from ..general.described_io import DESCRIBED_FORMAT, is_described_document, read_described
-from ..general.streamed_verify import certify_path_rows, paths_of_document, read_path_rows
+from ..general.streamed_verify import PathRows, certify_path_rows
 from ..guards import ResourceLimit, check_basis_file, check_streamed_basis_file
-from ..network import blocks_from_json
-from ..verify import certify
+from ..verify.streamed import LayeredRows, certify_layered_rows, listed_rows, stream_basis_file
 from .common import EXIT_NOT_CERTIFIED, fail, failure, memory_limit, read_any_network
 
 
@@ -41,16 +40,18 @@ def verify_command(
     """
     network = read_any_network(spec, max_weights)
     limit = memory_limit(max_memory_gb)
-    try:
-        if network.is_layered:
-            verdict = _verify_document(network, basis, limit)
-        else:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}, read one at a time; or described
-            _guard(check_streamed_basis_file, basis, limit)
-            rows, doc = read_path_rows(network, basis)
-            if doc is not None and doc.get("format") in (DESCRIBED_FORMAT, DESCRIBED_DEAH_FORMAT):
-                verdict = _verify_document(network, basis, limit)
-            else:
-                verdict = certify_path_rows(paths_of_document(rows, doc))
+    # A layered network's described form is deah-complete's; a general one's also the skeleton's.
+    described = (DESCRIBED_DEAH_FORMAT,) if network.is_layered else (DESCRIBED_FORMAT, DESCRIBED_DEAH_FORMAT)
+    try:  # paths are read one at a time (verify.streamed), a described basis whole
+        _guard(check_streamed_basis_file, basis, limit)
+        rows = LayeredRows(network, str(basis)) if network.is_layered else PathRows(network, str(basis))
+        doc = stream_basis_file(basis, str(basis), rows)
+        if doc is not None and doc.get("format") in described:
+            verdict = _verify_described(network, basis, limit)
+        elif network.is_layered:
+            verdict = certify_layered_rows(listed_rows(rows, doc))
+        else:  # paths as {"nodes": [[layer, index], ...], "taps": [...]}
+            verdict = certify_path_rows(listed_rows(rows, doc))
     except BadInput as exc:
         raise failure(exc) from None
     if verdict.certified:
@@ -67,12 +68,10 @@ def _guard(check, basis: Path, limit: int) -> None:
         raise fail(str(exc)) from None
 
 
-def _verify_document(network, basis: Path, limit: int):
-    """The verdict on a basis file read whole: a layered network's paths, or a described basis."""
+def _verify_described(network, basis: Path, limit: int):
+    """The verdict on a described basis (read whole: a few numbers per neuron)."""
     _guard(check_basis_file, basis, limit)
     data = read_json_file(basis)
     if is_described_deah_document(data):  # a deah-complete run held described: rebuilt, certified from its description
         return certify_described_deah(network, data, str(basis))
-    if is_described_document(data):
-        return certify_described(read_described(network, data, str(basis)))
-    return certify(network, blocks_from_json(basis_paths_of(data, str(basis))))
+    return certify_described(read_described(network, data, str(basis)))

@@ -21,24 +21,20 @@ The verdict is ``certify_general``'s on every file (tests/test_streamed_verify.p
 
 from __future__ import annotations
 
-import json
 from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import BadInput
-from ..json_stream import STREAMED, stream_list
+from ..linalg.peeling import peel_by_holders
 from ..verify.certify import Verdict
-from ..verify.rank import exact_rank_of_rows, rank_of_rows
+from ..verify.streamed import streamed_verdict
 from .blocks import GeneralBlock, block_weight_ids
 from .model import GeneralNetwork
 from .paths import format_general_path, path_problem, read_general_path
 
-__all__ = ["PathRows", "read_path_rows", "paths_of_document", "certify_path_rows", "invalid_rows"]
-
-_ROWS = 1 << 19  # paths turned into weight ids at a time
-
+__all__ = ["PathRows", "certify_path_rows", "invalid_rows"]
 
 @dataclass
 class _Slot:
@@ -157,61 +153,12 @@ def _fast_shape(raw: object):
     return names, idx, taps
 
 
-def read_path_rows(net: GeneralNetwork, path, source: str | None = None) -> tuple[PathRows, dict | None]:
-    """Read the paths file ``path`` (a paths export, or a bare list of paths) into ``PathRows``,
-    with the document's top-level scalars (``stream_list``; None for a list: a described basis is
-    told by its ``format``, ``paths_of_document`` says what else is wrong); BadInput (one line
-    naming the file) when it is not JSON, or neither a list nor an object."""
-    source = str(path) if source is None else source
-    rows = PathRows(net, source)
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = stream_list(f, "basis", rows.add, rows.restart)
-    except FileNotFoundError:
-        raise BadInput(f"{source}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{source}: cannot read: {exc}") from None
-    except RecursionError:
-        raise BadInput(f"{source}: not valid JSON: nesting is too deep") from None
-    except ValueError as exc:  # an integer literal beyond Python's digit limit
-        raise BadInput(f"{source}: not valid JSON: {str(exc).split('; use sys.set_int_max_str_digits')[0]}") from None
-    if doc is not None and not isinstance(doc, dict):
-        raise BadInput(f"{source}: expected a list of paths or an object with a 'basis' list")
-    return rows, doc
-
-
-def paths_of_document(rows: PathRows, doc: dict | None) -> PathRows:
-    """``rows`` when the document read (``read_path_rows``) was a list of paths; BadInput as
-    ``general_basis_of`` says it otherwise, or for its first path not in the form of a path."""
-    if doc is not None and doc.get("basis") is not STREAMED:
-        raise BadInput(f"{rows.source}: expected a list of paths or an object with a 'basis' list")
-    if rows.error is not None:
-        raise BadInput(rows.error)
-    return rows
-
-
 def certify_path_rows(rows: PathRows) -> Verdict:
     """``certify_general`` on the paths read into ``rows``: the same verdict and defect."""
-    net, size, expected = rows.net, rows.count, rows.net.basis_size
-    blocks = rows.blocks()
-    invalid = _first_invalid(net, blocks, rows.invalid)
-    if invalid is not None:
-        return Verdict(False, invalid, size, expected, None)
-    peeled, core = _peel_rows(net, [b for b, _ in blocks])
-    rank = peeled + rank_of_rows(core)
-    if rank < size:
-        duplicate = _first_duplicate(net, blocks)
-        if duplicate:
-            return Verdict(False, duplicate, size, expected, rank)
-    if size != expected:
-        return Verdict(False, f"size {size} != m - H = {expected}", size, expected, rank)
-    if rank < size:
-        rank = peeled + exact_rank_of_rows(core)
-        if rank < size:
-            return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
-    return Verdict(True, None, size, expected, size)
+    net, blocks = rows.net, rows.blocks()
+    return streamed_verdict(rows.count, net.basis_size, _first_invalid(net, blocks, rows.invalid),
+                            lambda: peel_by_holders([b for b, _ in blocks], lambda b: block_weight_ids(net, b), net.m),
+                            lambda: _first_duplicate(net, blocks))
 
 
 def _path(net: GeneralNetwork, block: GeneralBlock, row: int):
@@ -250,64 +197,6 @@ def _first_invalid(net: GeneralNetwork, blocks, found: tuple[int, str] | None) -
             n = int(index[bad[0]])
             best = (n, f"path {n} ({format_general_path(net, path)}): {path_problem(net, path)}")
     return None if best is None else best[1]
-
-
-def _weights(net: GeneralNetwork, blocks: list[GeneralBlock], starts: np.ndarray, ids: np.ndarray):
-    """(weight ids, path id of each) of the paths ``ids`` (ascending; a path's id is its block's
-    start plus its row), a chunk of at most ``_ROWS`` paths at a time."""
-    which = np.searchsorted(starts, ids, side="right") - 1
-    cuts = np.flatnonzero(np.diff(which)) + 1
-    for part in np.split(np.arange(len(ids)), cuts):
-        if not part.size:
-            continue
-        b = int(which[part[0]])
-        for lo in range(0, len(part), _ROWS):
-            chunk = ids[part[lo:lo + _ROWS]]
-            w = block_weight_ids(net, blocks[b].take(chunk - starts[b]))
-            yield w.ravel(), np.repeat(chunk, w.shape[1])
-
-
-def _peel_rows(net: GeneralNetwork, blocks: list[GeneralBlock]) -> tuple[int, list[list[int]]]:
-    """(number of paths peeled, weight ids of each core path): ``linalg.peel``'s rounds with a
-    count and a sum of holder ids per weight instead of the CSR arrays."""
-    m = net.m
-    sizes = [len(b) for b in blocks]
-    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    n = int(starts[-1])
-    counts = np.zeros(m, dtype=np.int64)
-    held = np.zeros(m, dtype=np.int64)  # sum of the ids of the remaining paths that hold each weight
-    for w, who in _weights(net, blocks, starts, np.arange(n, dtype=np.int64)):
-        counts += np.bincount(w, minlength=m)
-        np.add.at(held, w, who)
-    per_path = counts.sum() / max(n, 1)
-    alive = np.ones(n, dtype=bool)
-    peeled = 0
-    cand = np.flatnonzero(counts == 1)
-    while cand.size:
-        holders = np.unique(held[cand])
-        alive[holders] = False
-        peeled += len(holders)
-        dense = len(holders) * per_path > m // 8  # a big round: count densely (no sort)
-        dec = np.zeros(m, dtype=np.int64) if dense else None
-        touched = []
-        for w, who in _weights(net, blocks, starts, holders):
-            np.subtract.at(held, w, who)
-            if dense:
-                dec += np.bincount(w, minlength=m)
-            else:
-                touched.append(w)
-        if dense:
-            counts -= dec
-            cand = np.flatnonzero((dec > 0) & (counts == 1))
-        else:
-            u, d = np.unique(np.concatenate(touched), return_counts=True)
-            counts[u] -= d
-            cand = u[counts[u] == 1]
-    core = []
-    for w, who in _weights(net, blocks, starts, np.flatnonzero(alive)):
-        cuts = np.flatnonzero(np.diff(who)) + 1
-        core.extend(part.tolist() for part in np.split(w, cuts))
-    return peeled, core
 
 
 def _first_duplicate(net: GeneralNetwork, blocks) -> str | None:

@@ -20,6 +20,7 @@ __all__ = [
     "Verdict",
     "certify",
     "find_invalid",
+    "block_first_problem",
     "find_duplicate",
     "format_path",
     "parse_path",
@@ -136,7 +137,7 @@ def _layer_problem(layers: tuple[int, ...], network: Network) -> str | None:
     return None
 
 
-def _block_first_problem(network: Network, block: PathBlock) -> tuple[int, str] | None:
+def block_first_problem(network: Network, block: PathBlock) -> tuple[int, str] | None:
     """(row, problem) of the first bad path of a block, or None."""
     if len(block) == 0:
         return None
@@ -164,7 +165,7 @@ def find_invalid(network: Network, blocks: Iterable[PathBlock]) -> str | None:
     """Message naming the first invalid path (global order), or None if all are valid."""
     start = 0
     for block in blocks:
-        hit = _block_first_problem(network, block)
+        hit = block_first_problem(network, block)
         if hit is not None:
             r, prob = hit
             return f"path {start + r} ({_path_text(block, r)}): {prob}"
