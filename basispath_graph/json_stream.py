@@ -12,7 +12,7 @@ file, with the messages of ``json`` itself ("Expecting ',' delimiter", "Extra da
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 __all__ = ["stream_list", "SKIPPED", "STREAMED"]
 
@@ -104,7 +104,7 @@ class _Reader:
                 self.pos = end
                 return obj
 
-    def elements(self, close: str, member: bool) -> Callable:
+    def elements(self, close: str, member: bool) -> Iterator:
         """Iterate a list (``close`` "]") or an object's members (``close`` "}", ``member``):
         yields each element's index or key, the reader on the start of its value."""
         def gen():

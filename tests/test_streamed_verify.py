@@ -279,6 +279,9 @@ def _broken_layered(paths: list, rnd, net) -> list:
     k = rnd.randrange(len(paths))
     other = [[l, rnd.randrange(net.widths[l])] for l, _ in paths[k]]
     out.append(paths[:k] + [other] + paths[k + 1:])  # maybe dependent, maybe a duplicate, maybe fine
+    past = [[l, 40000] if n == 1 else [l, i] for n, (l, i) in enumerate(paths[k])]
+    huge = [[l, -(2**63) - 1] if n == 0 else [l, i] for n, (l, i) in enumerate(paths[-1])]
+    out.append(paths[:k] + [past] + paths[k:] + [huge])  # an invalid path, then one not in the form of a path
     for bad in (
         [[l, i + (net.widths[l] if n == len(paths[k]) - 1 else 0)] for n, (l, i) in enumerate(paths[k])],  # neuron out of range
         [[l, 40000] if n == len(paths[k]) - 1 else [l, i] for n, (l, i) in enumerate(paths[k])],  # past a 2-byte row

@@ -9,10 +9,10 @@ of ResNet-18, 222 M path entries, was killed by the kernel). Here:
   sequence and hop kinds (2 bytes a neuron and a tap where the network's sizes allow);
 * validity is checked on whole blocks, the first invalid path in file order reported with
   ``path_problem``'s message;
-* peeling keeps, per weight, how many remaining paths hold it and the sum of their ids: a weight
-  held once names its holder by that sum, so a path's weight ids are made from its row only when
-  it peels (O(m) memory besides the rows); the core (what never peels) goes to the same exact
-  rank as ``certify_blocks``;
+* peeling keeps, per weight, how many remaining paths hold it and the sum of their ids
+  (``linalg.peel_by_holders``): a weight held once names its holder by that sum, so a path's
+  weight ids are made from its row only when it peels (O(m) memory besides the rows); the core
+  (what never peels) goes to the same exact rank as ``certify_blocks``;
 * duplicates are looked for only when the rank falls short (distinct paths are implied by full
   rank), by sorting each block's rows.
 

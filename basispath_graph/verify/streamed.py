@@ -68,7 +68,9 @@ class LayeredRows:
                 return
             if self.invalid is None:
                 self.runs.append((layers, array(self.code)))
-        if self.invalid is not None:
+        if self.invalid is not None:  # no row is kept, but the form is checked to the end
+            if not all(_INT64[0] <= i < _INT64[1] for i in idx):
+                self.error = f"{self.source}: basis[{k}] has an integer out of the 64-bit range"
             return
         run = self.runs[-1][1]
         try:
