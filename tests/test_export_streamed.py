@@ -71,7 +71,9 @@ def test_verify_refuses_a_described_file_too_big_to_read_whole_in_one_line(tmp_p
     # is read whole by json.load, about 20 bytes a byte of file, so one estimated over the limit
     # is refused after the streamed pass has told it by its format. Padded with whitespace (valid
     # JSON) to 10 MB: 103 MB at least to stream, 155 MB at least to read whole.
-    from basispath_graph.guards import BASIS_FILE_MEMORY, _size
+    from basispath_graph.guards import BASIS_FILE_MEMORY
+
+    from .test_streamed_verify import file_refusal
 
     spec, out = tmp_path / "net.json", tmp_path / "basis.json"
     spec.write_text(json.dumps(GENERAL))
@@ -81,9 +83,6 @@ def test_verify_refuses_a_described_file_too_big_to_read_whole_in_one_line(tmp_p
     size = out.stat().st_size
     need = BASIS_FILE_MEMORY(size)
     r = cli("verify", str(spec), str(out), "--max-memory-gb", "0.12", check=2)
-    assert r.stdout == ""
-    assert r.stderr == (f"error: reading {out} ({_size(size)} of JSON) would need about {_size(need)} (at least {_size(need / 2)}),"
-                        " over the limit of 120 MB; export a described basis (solve --export of deah-complete or the skeleton:"
-                        " a few numbers per neuron) or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
+    assert (r.stdout, r.stderr) == ("", file_refusal(out, size, need, "120 MB"))
     r = cli("verify", str(spec), str(out), check=0)
     assert r.stdout.startswith("certified: ")

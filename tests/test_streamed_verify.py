@@ -99,22 +99,23 @@ def test_stream_list_fails_where_json_fails(value, layout, where, insert):
 # ---------------------------------------------------------------- the verdict against certify_general
 
 
-def _old_route(net, path):
-    """The whole-document route: (certified, defect, size, rank), or the BadInput message."""
+def _outcome(read_and_certify) -> tuple | str:
+    """(certified, defect, size, rank) of a verdict, or the BadInput message."""
     try:
-        v = certify_general(net, general_basis_of(net, read_json_file(path), str(path)))
+        v = read_and_certify()
     except BadInput as exc:
         return str(exc)
     return v.certified, v.defect, v.size, v.rank
+
+
+def _old_route(net, path):
+    """The whole-document route."""
+    return _outcome(lambda: certify_general(net, general_basis_of(net, read_json_file(path), str(path))))
 
 
 def _new_route(net, path):
-    try:
-        rows = PathRows(net, str(path))
-        v = certify_path_rows(listed_rows(rows, stream_basis_file(path, str(path), rows)))
-    except BadInput as exc:
-        return str(exc)
-    return v.certified, v.defect, v.size, v.rank
+    rows = PathRows(net, str(path))
+    return _outcome(lambda: certify_path_rows(listed_rows(rows, stream_basis_file(path, str(path), rows))))
 
 
 def _chosen(paths):
@@ -242,10 +243,14 @@ def test_verify_cli_refuses_a_paths_file_over_its_streamed_estimate(tmp_path, ne
     size = out.stat().st_size
     need = STREAMED_BASIS_FILE_MEMORY(size)
     r = cli("verify", str(spec), str(out), "--max-memory-gb", "0.00001", check=2)
-    assert r.stdout == ""
-    assert r.stderr == (f"error: reading {out} ({_size(size)} of JSON) would need about {_size(need)} (at least {_size(need / 2)}),"
-                        " over the limit of 10 kB; export a described basis (solve --export of deah-complete or the skeleton:"
-                        " a few numbers per neuron) or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
+    assert (r.stdout, r.stderr) == ("", file_refusal(out, size, need, "10 kB"))
+
+
+def file_refusal(path, size: int, need: float, limit: str) -> str:
+    """What ``verify`` says when it refuses to read ``path`` (``size`` bytes, ``need`` estimated)."""
+    return (f"error: reading {path} ({_size(size)} of JSON) would need about {_size(need)} (at least {_size(need / 2)}),"
+            f" over the limit of {limit}; export a described basis (solve --export of deah-complete or the skeleton:"
+            " a few numbers per neuron) or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
 
 
 # ---------------------------------------------------------------- layered networks: against certify
@@ -256,22 +261,14 @@ def _old_layered(net, path):
     from basispath_graph.network import blocks_from_json
     from basispath_graph.verify import certify
 
-    try:
-        v = certify(net, blocks_from_json(basis_paths_of(read_json_file(path), str(path))))
-    except BadInput as exc:
-        return str(exc)
-    return v.certified, v.defect, v.size, v.rank
+    return _outcome(lambda: certify(net, blocks_from_json(basis_paths_of(read_json_file(path), str(path)))))
 
 
 def _new_layered(net, path):
     from basispath_graph.verify.streamed import LayeredRows, certify_layered_rows
 
-    try:
-        rows = LayeredRows(net, str(path))
-        v = certify_layered_rows(listed_rows(rows, stream_basis_file(path, str(path), rows)))
-    except BadInput as exc:
-        return str(exc)
-    return v.certified, v.defect, v.size, v.rank
+    rows = LayeredRows(net, str(path))
+    return _outcome(lambda: certify_layered_rows(listed_rows(rows, stream_basis_file(path, str(path), rows))))
 
 
 def _broken_layered(paths: list, rnd, net) -> list:
