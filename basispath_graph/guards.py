@@ -220,7 +220,8 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int]:
 
 def candidate_features(network: Network, step1) -> tuple[int, int, int, int]:
     """(candidates, candidate layers) of Step 1's selected substructures on the layered
-    ``network``, then the same of those after p_0 (``CostModel``)."""
+    ``network``, then (later candidates, later candidate layers): the same of those after p_0
+    (``CostModel``)."""
     selected = [step1.paths[i].layers for i in step1.selected]
     later = [step1.paths[i].layers for i in step1.selected if i != step1.p0]
     return (candidate_paths(network, selected), candidate_layers(network, selected),

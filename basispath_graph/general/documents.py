@@ -63,11 +63,16 @@ def general_export(result, form: str = "auto") -> dict:
     (``described_io``) of a described basis; ``"auto"``: described when the basis is described
     and has more than ``EXPLICIT_EXPORT_PATHS`` paths, else paths."""
     if _exports_described(result, form):
-        return described_deah_document(result) if _described_deah(result) else described_document(result)
+        return _described_export(result)
     doc = export_head(result)
     doc["basis"] = general_basis_paths(result)
     doc.update(export_tail(result))
     return doc
+
+
+def _described_export(result) -> dict:
+    """The described document of a described basis (the skeleton's, or a deah-complete run's)."""
+    return described_deah_document(result) if _described_deah(result) else described_document(result)
 
 
 def _exports_described(result, form: str) -> bool:
@@ -87,7 +92,7 @@ def export_pieces(result, form: str = "auto") -> Iterator[str]:
     11.7 M paths, which as one document of dicts took more memory than the solve), a described
     one whole (a few numbers per neuron)."""
     if _exports_described(result, form):
-        yield json.dumps(general_export(result, form))
+        yield json.dumps(_described_export(result))
     else:
         yield from paths_export_pieces(result)
 
