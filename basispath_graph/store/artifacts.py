@@ -14,7 +14,7 @@ from ..discarded import DiscardedList
 from ..general.blocks import GeneralBlock, general_path_keys
 from ..solver import Repair, SolveResult
 from . import resume
-from .base import ArrowStrings, Ragged, Store
+from .base import ArrowStrings, Ragged, Store, concat_columns
 from .path_forms import LayeredForm
 from .resume import Committed
 
@@ -111,10 +111,12 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
         discarded_subs = np.array([-1 if d.substructure is None else d.substructure for d in discarded], dtype=np.int64)
     kept_columns = form.path_columns(run_id, basis, 0, True)
     n = len(kept_columns["id"])
-    bulk("insert_basis_paths", kept_columns)
     discarded_columns = form.path_columns(run_id, discarded_blocks, n, False)
     n_discarded = len(discarded_columns["id"])
-    bulk("insert_basis_paths", discarded_columns)
+    # One load of kept then discarded paths (ids 0, 1, ...): LadybugDB checkpoints after every
+    # COPY, and a second COPY into the table cost more than the first (dense-8x64: 1.76 s as two,
+    # 1.18 s as one). Still one write, so a killed run's stored paths are a prefix of it.
+    bulk("insert_basis_paths", concat_columns([kept_columns, discarded_columns]))
     links = [
         ("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]}),
         ("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]}),

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 
 from ..errors import StoreError, StoreLocked, StoreUnavailable
 
-__all__ = ["BATCH_ENV", "env_rows", "Store", "Ragged", "ArrowStrings", "column_length", "columns_from", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "resolve_store_uri", "is_neo4j_uri", "DEFAULT_STORE"]
+__all__ = ["BATCH_ENV", "env_rows", "Store", "Ragged", "ArrowStrings", "column_length", "columns_from", "concat_columns", "StoreError", "StoreUnavailable", "StoreLocked", "WriteRefused", "resolve_store_uri", "is_neo4j_uri", "DEFAULT_STORE"]
 
 DEFAULT_STORE = "./basispath-store"
 BATCH_ENV = "BASISPATH_BATCH_ROWS"  # rows per bulk transaction, both backends
@@ -190,6 +190,26 @@ def column_length(columns: dict) -> int:
 def columns_from(columns: dict, start: int) -> dict:
     """Bulk columns without their first ``start`` rows (lists, numpy arrays, ``Ragged``, ``ArrowStrings``)."""
     return {k: v[start:] for k, v in columns.items()}
+
+
+def concat_columns(parts: list[dict]) -> dict:
+    """Bulk columns of one table, one part after the other (lists, numpy arrays, ``Ragged``,
+    ``ArrowStrings``; parts of no rows may be ``{}``)."""
+    import numpy as np
+
+    parts = [p for p in parts if column_length(p)]
+    if len(parts) < 2:
+        return parts[0] if parts else {}
+    out = {}
+    for key, first in parts[0].items():
+        cols = [p[key] for p in parts]
+        if isinstance(first, (Ragged, ArrowStrings)):
+            out[key] = type(first).concat(cols)
+        elif isinstance(first, np.ndarray):
+            out[key] = np.concatenate(cols)
+        else:
+            out[key] = [v for c in cols for v in c]
+    return out
 
 
 def env_rows(name: str, default: int, what: str = "rows") -> int:
