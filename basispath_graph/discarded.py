@@ -1,8 +1,9 @@
 """The discarded paths of a solve, with their reasons and certificates.
 
-``DiscardedPath`` is one record. ``DiscardedList`` keeps deah-complete's discards as arrays (the
-``DiscardTable`` of Step 3 plus certificates in CSR form) and builds records only when they are
-read, so that solving a network with millions of discards does not build millions of objects.
+``DiscardedPath`` is one record. ``DiscardedList`` keeps Step 3's discards as arrays (its table:
+deah-complete's ``DiscardTable`` or SDVChain's ``SdvDiscards``, plus certificates in CSR form) and
+builds records only when they are read, so that solving a network with millions of discards does
+not build millions of objects.
 Both read the same way: ``len``, indexing, iteration; ``certificate_lengths`` is the bulk read.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .deah.discard_table import DiscardTable, RecordSequence
+from .deah.discard_table import PartTable, RecordSequence
 from .network import PathBlock
 
 __all__ = ["DiscardedPath", "DiscardedList", "certificate_lengths"]
@@ -33,11 +34,12 @@ class DiscardedPath:
 
 
 class DiscardedList(RecordSequence):
-    """deah-complete's discards in Step 3's order, kept as arrays. The certificates are CSR arrays
-    set by ``solve`` (``set_certificates``), or, for a described run, made for each discard when it
-    is read (``on_demand``: an object with ``certificate(k)``; ``deah.on_demand_certificates``)."""
+    """Step 3's discards in its order, kept as arrays (a run with no repair: a repair's records
+    make a list of ``DiscardedPath``). The certificates are CSR arrays set by ``solve``
+    (``set_certificates``), or, for a described run, made for each discard when it is read
+    (``on_demand``: an object with ``certificate(k)``; ``deah.on_demand_certificates``)."""
 
-    def __init__(self, bases: dict[int, PathBlock], table: DiscardTable):
+    def __init__(self, bases: dict[int, PathBlock], table: PartTable):
         self.bases, self.table = bases, table
         self._subs = self._rows = None
         # Certificates, CSR: discard k has basis indices idx[ptr[k]:ptr[k+1]] with coefficients.

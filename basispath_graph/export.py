@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
+from .deah.discard_table import HopDiscard, LocalDiscard, PartTable
 from .deah.local_witness import explain_local
 from .deah.step3_complete import COMPLETE_STEPS, plan_blocks
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
@@ -201,7 +201,7 @@ def discards_by_step(result: "Result") -> dict[str, int]:
     """Step 3's discards per step (deah: chain / head; deah-complete: its rules), zeros included."""
     steps = COMPLETE_STEPS if result.engine == "deah-complete" else SDVCHAIN_STEPS
     discards = result.deah.step3.discards
-    counts = discards.step_counts() if isinstance(discards, DiscardTable) else Counter(d.step for d in discards)
+    counts = discards.step_counts() if isinstance(discards, PartTable) else Counter(d.step for d in discards)
     return {s: counts.get(s, 0) for s in steps}
 
 

@@ -176,7 +176,7 @@ def solve(
     if certificates and verdict.certified and deah.described and not repairs:
         # described: each certificate made and checked when its discard is read, not listed
         return described_result(network, seed, deah, verdict, timings, raw)
-    if engine == "deah-complete" and not repairs:
+    if not repairs:  # Step 3's table as it is: a record made only when read
         discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
     else:
         discarded = [
@@ -196,16 +196,7 @@ def solve(
                 result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)
             else:
                 result.certificate_method = "global elimination"
-                expresser = Expresser(network, basis)
-                # Paths of one layer sequence go together: validated, expressed, then re-added
-                # by vector addition in one pass (Expresser.express_block).
-                by_layers: dict[tuple[int, ...], list[DiscardedPath]] = {}
-                for d in discarded:
-                    by_layers.setdefault(d.layers, []).append(d)
-                for layers, group in by_layers.items():
-                    block = PathBlock(layers, np.array([d.indices for d in group], dtype=np.int64).reshape(len(group), len(layers)))
-                    for d, certificate in zip(group, expresser.express_block(block)):
-                        d.certificate = certificate
+                _global_certificates(network, basis, discarded)
                 result.certificates_rechecked = len(discarded)
     return result
 
@@ -263,6 +254,33 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     return method, _recheck(network, deah, flat_basis, discarded)
 
 
+def _global_certificates(network: Network, basis: list[PathBlock], discarded) -> None:
+    """Every discard's certificate by elimination over the whole basis (``Expresser``: faithful
+    deah, and any run with a repair), each re-added by vector addition. A ``DiscardedList``
+    gets them as CSR arrays, a block of at most ``GLOBAL_CHUNK`` paths at a time; a list of
+    records, one per record, paths of one layer sequence expressed together."""
+    expresser = Expresser(network, basis)
+    if isinstance(discarded, DiscardedList):
+        lengths, idx, coef = [], [], []
+        for block in discarded.iter_blocks(GLOBAL_CHUNK):
+            found = expresser.express_block(block)
+            lengths.append(np.fromiter((len(c) for c in found), dtype=np.int64, count=len(found)))
+            terms = np.array([t for c in found for t in c], dtype=np.int64).reshape(-1, 2)
+            idx.append(terms[:, 0])
+            coef.append(terms[:, 1])
+        ptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths))]).astype(np.int64)
+        discarded.set_certificates(ptr, np.concatenate(idx), np.concatenate(coef))
+        return
+    by_layers: dict[tuple[int, ...], list[DiscardedPath]] = {}
+    for d in discarded:
+        by_layers.setdefault(d.layers, []).append(d)
+    for layers, group in by_layers.items():
+        block = PathBlock(layers, np.array([d.indices for d in group], dtype=np.int64).reshape(len(group), len(layers)))
+        for d, certificate in zip(group, expresser.express_block(block)):
+            d.certificate = certificate
+
+
+GLOBAL_CHUNK = 65_536  # discards expressed per block: their certificates as Python lists, then arrays
 RECHECK_LIMIT = 100_000  # finished certificates re-added in full by vector addition
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..network import Network, PathBlock
 
-__all__ = ["DiscardTable", "PartArrays", "RecordSequence", "HopDiscard", "LocalDiscard"]
+__all__ = ["DiscardTable", "PartArrays", "PartTable", "RecordSequence", "HopDiscard", "LocalDiscard"]
 
 
 @dataclass(frozen=True)
@@ -133,13 +133,79 @@ class RecordSequence(Sequence):
         return self._item(k)
 
 
-class DiscardTable(RecordSequence):
-    """Every path deah-complete's Step 3 discarded, in the order the rules discarded them."""
+class PartTable(RecordSequence):
+    """Discards kept as arrays, one part after another (a part: its substructure ``idx``, its
+    rows ``rows_of(slice)``, its length), in the order they were discarded; ``_materialise(part,
+    which)`` builds the records of a slice of one part. What both Step 3s' tables share:
+    deah-complete's ``DiscardTable`` and SDVChain's ``step3_sdvchain.SdvDiscards``."""
 
     def __init__(self, network: Network, bases: dict[int, PathBlock]):
         self.network, self.bases = network, bases
-        self._parts: list[_Part] = []
+        self._parts: list = []
         self._starts: list[int] = [0]
+
+    def _add(self, part) -> None:
+        if len(part):
+            self._parts.append(part)
+            self._starts.append(self._starts[-1] + len(part))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def _item(self, k: int):
+        p = bisect_right(self._starts, k) - 1
+        return next(self._materialise(self._parts[p], slice(k - self._starts[p], k - self._starts[p] + 1)))
+
+    def __iter__(self) -> Iterator:
+        for part in self._parts:
+            yield from self._materialise(part, slice(None))
+
+    def _materialise(self, part, which: slice) -> Iterator:
+        raise NotImplementedError
+
+    def locate(self, k: int) -> tuple[int, int]:
+        """(substructure, row in its B_r) of discard k."""
+        p = bisect_right(self._starts, k) - 1
+        at = k - self._starts[p]
+        return self._parts[p].idx, int(self._parts[p].rows_of(slice(at, at + 1))[0])
+
+    def substructures(self) -> np.ndarray:
+        """Substructure of every discard, in table order."""
+        return np.concatenate([np.full(len(p), p.idx, dtype=np.int64) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
+
+    def row_runs(self, chunk_rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """(substructure, rows in its B_r) of the discards in table order, one per run of equal
+        substructure, cut into at most ``chunk_rows`` rows when given; each part's rows made as
+        they are reached (never all of ``rows()`` at once: ResNet-50 has 49 M)."""
+        p = 0
+        while p < len(self._parts):
+            q = p + 1
+            while q < len(self._parts) and self._parts[q].idx == self._parts[p].idx:
+                q += 1
+            lo, hi = self._starts[p], self._starts[q]
+            step = chunk_rows or hi - lo
+            for start in range(lo, hi, step):
+                yield self._parts[p].idx, self._rows_between(start, min(hi, start + step))
+            p = q
+
+    def _rows_between(self, start: int, stop: int) -> np.ndarray:
+        """Rows of discards start .. stop - 1 (in one part or several)."""
+        p, out = bisect_right(self._starts, start) - 1, []
+        while start < stop:
+            at = start - self._starts[p]
+            take = min(stop, self._starts[p + 1]) - start
+            out.append(self._parts[p].rows_of(slice(at, at + take)))
+            start += take
+            p += 1
+        return out[0] if len(out) == 1 else np.concatenate(out)
+
+    def rows(self) -> np.ndarray:
+        """Row in its substructure's B_r of every discard, in table order."""
+        return np.concatenate([p.rows_of(slice(None)) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
+
+
+class DiscardTable(PartTable):
+    """Every path deah-complete's Step 3 discarded, in the order the rules discarded them."""
 
     def add_local(self, idx: int, rows: np.ndarray) -> None:
         self._add(_Part(idx, np.asarray(rows, dtype=np.int64), ("local",), np.zeros(len(rows), dtype=np.int8)))
@@ -154,22 +220,6 @@ class DiscardTable(RecordSequence):
         """An ear's discards, described (``subroutine_rows.EarRows``): the same records as
         ``add_hop`` gives for them, in the same (ascending row) order."""
         self._add(_EarPart(idx, hop, ear))
-
-    def _add(self, part: _Part) -> None:
-        if len(part):
-            self._parts.append(part)
-            self._starts.append(self._starts[-1] + len(part))
-
-    def __len__(self) -> int:
-        return self._starts[-1]
-
-    def _item(self, k: int) -> HopDiscard | LocalDiscard:
-        p = bisect_right(self._starts, k) - 1
-        return next(self._materialise(self._parts[p], slice(k - self._starts[p], k - self._starts[p] + 1)))
-
-    def __iter__(self) -> Iterator[HopDiscard | LocalDiscard]:
-        for part in self._parts:
-            yield from self._materialise(part, slice(None))
 
     def _materialise(self, part: _Part, which: slice) -> Iterator[HopDiscard | LocalDiscard]:
         net, block, idx = self.network, self.bases[part.idx], part.idx
@@ -224,43 +274,3 @@ class DiscardTable(RecordSequence):
             for code, n in zip(*np.unique(part.codes, return_counts=True)):
                 out[part.steps[int(code)]] += int(n)
         return out
-
-    def locate(self, k: int) -> tuple[int, int]:
-        """(substructure, row in its B_r) of discard k."""
-        p = bisect_right(self._starts, k) - 1
-        at = k - self._starts[p]
-        return self._parts[p].idx, int(self._parts[p].rows_of(slice(at, at + 1))[0])
-
-    def substructures(self) -> np.ndarray:
-        """Substructure of every discard, in table order."""
-        return np.concatenate([np.full(len(p), p.idx, dtype=np.int64) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)
-
-    def row_runs(self, chunk_rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
-        """(substructure, rows in its B_r) of the discards in table order, one per run of equal
-        substructure, cut into at most ``chunk_rows`` rows when given; each part's rows made as
-        they are reached (never all of ``rows()`` at once: ResNet-50 has 49 M)."""
-        p = 0
-        while p < len(self._parts):
-            q = p + 1
-            while q < len(self._parts) and self._parts[q].idx == self._parts[p].idx:
-                q += 1
-            lo, hi = self._starts[p], self._starts[q]
-            step = chunk_rows or hi - lo
-            for start in range(lo, hi, step):
-                yield self._parts[p].idx, self._rows_between(start, min(hi, start + step))
-            p = q
-
-    def _rows_between(self, start: int, stop: int) -> np.ndarray:
-        """Rows of discards start .. stop - 1 (in one part or several)."""
-        p, out = bisect_right(self._starts, start) - 1, []
-        while start < stop:
-            at = start - self._starts[p]
-            take = min(stop, self._starts[p + 1]) - start
-            out.append(self._parts[p].rows_of(slice(at, at + take)))
-            start += take
-            p += 1
-        return out[0] if len(out) == 1 else np.concatenate(out)
-
-    def rows(self) -> np.ndarray:
-        """Row in its substructure's B_r of every discard, in table order."""
-        return np.concatenate([p.rows_of(slice(None)) for p in self._parts]) if self._parts else np.zeros(0, dtype=np.int64)

@@ -102,7 +102,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
 
     stage("basis paths")
     discarded = result.discarded if result is not None else []
-    columnar = isinstance(discarded, DiscardedList)  # deah-complete: arrays, no record per path
+    columnar = isinstance(discarded, DiscardedList)  # Step 3's table: arrays, no record per path
     if columnar:
         discarded_blocks = discarded.blocks()
         discarded_subs = discarded.subs
@@ -132,7 +132,7 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
         links.append(("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])}))
 
         stage("discards")
-        if columnar and not result.repairs:
+        if columnar and isinstance(discarded.table, DiscardTable):  # deah-complete's rules, from arrays
             links += _write_discard_table(run_id, form, discarded, n, bulk)
         else:
             links += _write_discard_records(run_id, form, result, n, bulk)
