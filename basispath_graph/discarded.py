@@ -90,6 +90,18 @@ class DiscardedList(RecordSequence):
             lo, hi = ptr[k], ptr[k + 1]
             yield DiscardedPath(block.layers, tuple(_row(block, rows[k])), subs[k], reason, list(zip(idx[lo:hi], coef[lo:hi])))
 
+    def position(self, layers, indices) -> int | None:
+        """Where the path (``indices`` along ``layers``) is in the list; None if it is not."""
+        want, k = np.asarray(indices, dtype=np.int64), 0
+        for sub, rows in self.table.row_runs():
+            block = self.bases[sub]
+            if tuple(block.layers) == tuple(layers):
+                hit = np.flatnonzero((block.take(rows).nodes == want).all(axis=1))
+                if len(hit):
+                    return k + int(hit[0])
+            k += len(rows)
+        return None
+
     def blocks(self) -> list[PathBlock]:
         """The discarded paths as blocks, in order (one block per run of equal substructure)."""
         return list(self.iter_blocks())

@@ -23,7 +23,7 @@ from .errors import LimitExceeded
 from .network import Network
 
 __all__ = [
-    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "describes", "DESCRIBED_ABOVE", "time_limit_seconds", "candidate_paths", "candidate_layers", "candidate_features", "check_memory", "check_time", "check_basis_file", "check_streamed_basis_file",
+    "ResourceLimit", "MachineLimit", "memory_limit_bytes", "model_engine", "describes", "DESCRIBED_ABOVE", "time_limit_seconds", "candidate_paths", "candidate_layers", "candidate_features", "check_memory", "check_time", "check_repair", "REPAIRED", "check_basis_file", "check_streamed_basis_file",
     "MEMORY_ENV", "TIME_ENV", "CostModel", "MEMORY", "SECONDS", "features", "skeleton_features", "check_skeleton",
     "out_of_memory_message",
 ]
@@ -82,16 +82,23 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # for the tap lift (made on demand) and the checks of the union. Measured / estimated on the
 # calibration: deah-complete memory 0.68-1.47, time 0.62-1.61. Arguments: fixed, per weight, per
 # candidate, lowest, 0, 0, per candidate layer.
-# Faithful deah (layered cores) over depth as well as width: refitted (2026-11-27, issue 26) to
-# bench/calibration.json's densenet and resnet 8xW and bench/calibration-faithful.json, torchvision
-# networks read at channel level: ResNet-18 at widths x1/16 to x1, ResNet-34 and ResNet-50 at
-# reduced widths, VGG-16/19. The models fitted to 8xW alone overestimated ResNet-18@0.25 8x in time
-# (its SDVChain and certificates work on the substructures after p_0: VGG has p_0 alone) and
-# refused ResNet-18 at 24.3 GB; it runs in 271 s and 17.7 GB (16.5 GiB). Measured / estimated:
-# memory 0.82-1.22, time 0.53-1.89. Arguments as above, then per later candidate, per later
-# candidate layer.
-DEAH_MEMORY = CostModel(4.791e7, 0, 313, 0.81, 0, 0, 57.73, 0, 124.4)
-DEAH_SECONDS = CostModel(0, 0, 0, 0.52, 0, 0, 2.828e-7, 7.134e-5, 0)
+# Faithful deah (layered cores) over depth as well as width, two models since its discards are
+# held as arrays (2026-11-28, SdvDiscards): a run whose union certifies keeps little more than
+# its B_r (ResNet-18: 2.6 GB, was 16.9), a run that needs the repair holds the exact elimination
+# over the union (dense-8x128: 1.27 GB either way), which Step 1's features cannot tell apart
+# (one model was off 0.39-2.55x). So ``DEAH_MEMORY`` / ``DEAH_SECONDS`` are checked before the run,
+# and ``check_repair`` checks the repaired models once the union is known not to certify, before
+# the repair starts. Fitted by bench/fit_estimates.py to the records of bench/calibration.json
+# (densenet and resnet 8xW: all repaired) and bench/calibration-faithful.json (torchvision
+# networks at channel level: ResNet-18 at widths x1/16 to x1, ResNet-34, VGG-16/19; ResNet-50
+# repaired), re-measured 2026-11-28. Measured / estimated: no repair, memory 0.66-1.52, time
+# 0.83-1.20; repaired, memory 0.88-1.14, time 0.81-1.24. Arguments: fixed, per weight, per
+# candidate, lowest, 0, 0, per candidate layer, per later candidate, per later candidate layer.
+DEAH_MEMORY = CostModel(1.024e8, 0, 0, 0.65, 0, 0, 38.95, 0, 0)
+DEAH_SECONDS = CostModel(0.03529, 0, 4.692e-06, 0.83, 0, 0, 0, 4.959e-06, 1.733e-06)
+REPAIRED = "deah repaired"
+REPAIRED_MEMORY = CostModel(5.075e07, 0, 334.8, 0.87, 0, 0, 167.7, 0, 0)
+REPAIRED_SECONDS = CostModel(0, 0, 2.406e-05, 0.80, 0, 0, 2.272e-06, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -121,6 +128,7 @@ MEMORY = {
     "deah-complete described": DESCRIBED_MEMORY,
     "deah-complete": CostModel(1.246e8, 70.69, 175.6, 0.68, 0, 0, 20.1),
     "deah": DEAH_MEMORY,
+    REPAIRED: REPAIRED_MEMORY,
     LAYER_DAG_DEAH: LAYER_DAG_DEAH_MEMORY,
 }
 SECONDS = {
@@ -128,6 +136,7 @@ SECONDS = {
     "deah-complete described": DESCRIBED_SECONDS,
     "deah-complete": CostModel(0.226, 0, 1.224e-6, 0.62, 0, 0, 1.486e-7),
     "deah": DEAH_SECONDS,
+    REPAIRED: REPAIRED_SECONDS,
     LAYER_DAG_DEAH: LAYER_DAG_DEAH_SECONDS,
 }
 
@@ -345,6 +354,21 @@ def check_time(what: str, model: CostModel, m: int, candidates: int, limit: floa
         raise ResourceLimit(
             f"{what} would take about {_seconds(seconds)} s (at least {_seconds(lowest)} s), over the limit of {limit:g} s; {hint}"
         )
+
+
+def check_repair(network: Network, step1, memory_limit: int | None, time_limit: float | None) -> None:
+    """Faithful deah whose union did not certify: refuse the repair (the exact elimination over
+    the union, ``REPAIRED_MEMORY``) before it starts when its estimate is over a limit. Only now is
+    it known to be needed; the run so far was held to ``DEAH_MEMORY``, which a union that
+    certifies stays within."""
+    candidates, layers, *later = candidate_features(network, step1)
+    what = f"deah's repair ({candidates:,} candidate paths in the B_r of {len(step1.selected)} substructures; the union is not a basis)"
+    other = "use --engine deah-complete (certified with no repair) or --engine skeleton"
+    check_time(what, REPAIRED_SECONDS, network.m, candidates, time_limit, f"{other}, or raise --max-seconds / {TIME_ENV}",
+               candidate_layers=layers, later=tuple(later))
+    if memory_limit is not None:
+        check_memory(what, REPAIRED_MEMORY, network.m, candidates, memory_limit, f"{other}, or raise --max-memory-gb / {MEMORY_ENV}",
+                     candidate_layers=layers, later=tuple(later))
 
 
 def candidate_paths(network: Network, substructures) -> int:

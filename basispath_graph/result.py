@@ -287,6 +287,8 @@ class Result:
 
     def _discard_position(self, layers, indices, taps=None) -> int | None:
         """Where a path is in ``discarded`` (None: it is not a discard)."""
+        if isinstance(self.discarded, DiscardedList):  # by its rows, no record built
+            return self.discarded.position(layers, indices) if taps is None else None
         for k, d in enumerate(self.discarded):
             if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices) and d.taps == taps:
                 return k

@@ -27,7 +27,7 @@ from .errors import BadInput
 from .result import PlainPath, Repair, Result
 from .network import Network, PathBlock
 from .skeleton import skeleton_basis
-from .guards import check_skeleton
+from .guards import check_repair, check_skeleton
 from .timing import StageTimer
 from .verify import Expresser, Verdict, certify, flatten_blocks
 from .verify.checks import Checker, check_certificates
@@ -161,6 +161,8 @@ def solve(
         basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
     else:
         # Always work out the repair, so that even --no-repair can say how far DEAH was off.
+        if engine == "deah":  # its cost is known to be needed only now (guards.check_repair)
+            check_repair(network, deah.step1, memory_limit, time_limit)
         with timer.stage("repair"):
             kept, readmitted, extra, repairs = _repair(network, deah, seed)
         needed = len(repairs)

@@ -40,3 +40,33 @@ def test_vectorised_sdvchain_pair_equals_the_literal_loop(net, seed, mask_seed):
                 for r, e, s in zip(rows, ep_rows, star_rows)
             }
             assert got == {r: (ep, star) for r, ep, star, _, _ in expected}
+
+
+@given(networks(max_layers=6, max_width=4), st.integers(0, 5))
+@settings(max_examples=40, deadline=None)
+def test_sdvchain_s_discard_table_reads_alike_every_way(net, seed):
+    """SdvDiscards builds a record when read: by index, by iteration (a call at a time) and its
+    bulk reads (locate, rows, row_runs, step counts) agree, each record is the call that made it
+    (its Ep_j and UCP_j* from B_from, its IEp and shared part its own weights), and a run's
+    DiscardedList finds every discard at its place (Result.why's lookup)."""
+    from collections import Counter
+
+    from basispath_graph import solve
+    from basispath_graph.discarded import DiscardedList
+
+    r = solve(net, "deah", seed, certificates=False)
+    table = r.deah.step3.discards
+    records = list(table)
+    assert [table[k] for k in range(len(table))] == records
+    assert [table.locate(k) for k in range(len(table))] == [(d.substructure, d.row) for d in records]
+    assert table.rows().tolist() == [d.row for d in records] == [x for _, rows in table.row_runs(3) for x in rows.tolist()]
+    assert table.step_counts() == Counter(d.step for d in records)
+    for d in records:
+        src, dst = d.pair
+        assert dst == d.substructure and not r.deah.step3.alive[dst][d.row]
+        sh_t, un_t = _columns(r.deah.bases[dst], set(d.shared_pairs))
+        mine = net.weight_ids(r.deah.bases[dst].take([d.row]))[0]
+        assert (d.iep, d.shared) == (tuple(mine[un_t].tolist()), tuple(mine[sh_t].tolist()))
+    if isinstance(r.discarded, DiscardedList):
+        for k, d in enumerate(r.discarded):
+            assert r.discarded.position(d.layers, d.indices) == k

@@ -222,7 +222,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         "substructure_paths": substructures.total, "selected": len(substructures.paths), "chains": len(step3.chains),
         "sdvchain_calls": step3.calls, "candidates": sum(len(b) for b in bases.values()),
         "raw_kept": sum(int(a.sum()) for a in step3.alive.values()),
-        "discarded": {s: sum(d.step == s for d in step3.discards) for s in ("chain", "head")},
+        "discarded": {s: step3.discards.step_counts().get(s, 0) for s in ("chain", "head")},
         "outside_core": sum(map(len, outside)),
     }
     result = Result.of_general(net, "deah", seed, [b for _, b in basis], verdict, timings, run.parts)
