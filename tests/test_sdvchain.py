@@ -67,6 +67,12 @@ def test_sdvchain_s_discard_table_reads_alike_every_way(net, seed):
         sh_t, un_t = _columns(r.deah.bases[dst], set(d.shared_pairs))
         mine = net.weight_ids(r.deah.bases[dst].take([d.row]))[0]
         assert (d.iep, d.shared) == (tuple(mine[un_t].tolist()), tuple(mine[sh_t].tolist()))
+        # Ep_j and UCP_j* are the unshared and shared parts of one path of B_from, and the
+        # discarded path's shared part is not UCP_j*
+        sh_b, un_b = _columns(r.deah.bases[src], set(d.shared_pairs))
+        theirs = net.weight_ids(r.deah.bases[src])
+        assert (d.ep, d.ucp_star) in {(tuple(w[un_b].tolist()), tuple(w[sh_b].tolist())) for w in theirs}
+        assert d.shared != d.ucp_star
     if isinstance(r.discarded, DiscardedList):
         for k, d in enumerate(r.discarded):
             assert r.discarded.position(d.layers, d.indices) == k
