@@ -84,7 +84,7 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # candidate, lowest, 0, 0, per candidate layer.
 # Faithful deah (layered cores) over depth as well as width, two models since its discards are
 # held as arrays (2026-11-28, SdvDiscards): a run whose union certifies keeps little more than
-# its B_r (ResNet-18: 2.6 GB, was 16.9), a run that needs the repair holds the exact elimination
+# its B_r (ResNet-18: 2.63 GB, was 17.7), a run that needs the repair holds the exact elimination
 # over the union (dense-8x128: 1.27 GB either way), which Step 1's features cannot tell apart
 # (one model was off 0.39-2.55x). So ``DEAH_MEMORY`` / ``DEAH_SECONDS`` are checked before the run,
 # and ``check_repair`` checks the repaired models once the union is known not to certify, before
