@@ -577,14 +577,12 @@ def test_a_full_exact_rank_certifies_even_when_the_modular_rank_falls_short(monk
     # of the rows decides, and it is full, so the set is certified.
     import importlib
 
-    from basispath_graph.linalg.peeling import PeelResult
-
     certify_module = importlib.import_module("basispath_graph.verify.certify")  # not the function
     net = Network.build([2, 3, 2, 2], [(0, 2)])
     blocks = blocks_of(skeleton_basis(net.widths, net.pairs))
     n = sum(len(b) for b in blocks)
-    empty = np.zeros(0, dtype=np.int64)
-    monkeypatch.setattr(certify_module, "peel", lambda ptr, wids, m: PeelResult(empty, empty, np.arange(n), 0))
+    nothing_peeled = lambda blocks, weight_ids, m: (0, [row for b in blocks for row in weight_ids(b).tolist()])  # noqa: E731
+    monkeypatch.setattr(certify_module, "peel_by_holders", nothing_peeled)
     monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows: 0)
     v = certify(net, blocks)
     assert (v.certified, v.defect, v.rank) == (True, None, n)

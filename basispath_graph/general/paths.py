@@ -21,11 +21,10 @@ import numpy as np
 
 from ..errors import BadInput
 from ..export import read_json_file
-from ..linalg.peeling import peel
+from ..linalg.peeling import peel_by_holders
 from ..values import is_int, show_value
-from ..verify.certify import Verdict
-from ..verify.rank import exact_rank_of_rows, rank_of_rows, rows_of
-from .blocks import GeneralBlock, flatten_general
+from ..verify.certify import Verdict, verdict_of
+from .blocks import GeneralBlock, block_weight_ids
 from .model import GeneralNetwork
 
 __all__ = ["GeneralPath", "read_general_path", "read_general_path_argument", "read_any_general_path", "general_basis_of", "certify_blocks", "path_block", "certify_general", "format_general_path"]
@@ -190,20 +189,9 @@ def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: s
     """The size and independence part of the certification, on valid blocks (a duplicate found
     by the caller is reported before the size). ``expected_size``: of a part of a basis (default
     m - H: a whole one)."""
-    expected, size = net.basis_size if expected_size is None else expected_size, sum(len(b) for b in blocks)
-    ptr, wids = flatten_general(net, blocks)
-    pr = peel(ptr, wids, net.m)
-    core = rows_of(ptr, wids, pr.core)
-    rank = pr.n_peeled + rank_of_rows(core)
-    if duplicate:
-        return Verdict(False, duplicate, size, expected, rank)
-    if size != expected:
-        return Verdict(False, f"size {size} != m - H = {expected}", size, expected, rank)
-    if rank < size:
-        rank = pr.n_peeled + exact_rank_of_rows(core)
-        if rank < size:
-            return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
-    return Verdict(True, None, size, expected, size)
+    expected = net.basis_size if expected_size is None else expected_size
+    return verdict_of(sum(len(b) for b in blocks), expected, None,
+                      lambda: peel_by_holders(blocks, lambda b: block_weight_ids(net, b), net.m), lambda: duplicate)
 
 
 _FORMS = 'give a stored path id, a JSON path {"nodes": [[layer, index], ...], "taps": [...]} or a file holding one'

@@ -28,8 +28,7 @@ import numpy as np
 
 from ..errors import BadInput
 from ..linalg.peeling import peel_by_holders
-from ..verify.certify import Verdict
-from ..verify.streamed import streamed_verdict
+from ..verify.certify import Verdict, verdict_of
 from .blocks import GeneralBlock, block_weight_ids
 from .model import GeneralNetwork
 from .paths import format_general_path, path_problem, read_general_path
@@ -156,7 +155,7 @@ def _fast_shape(raw: object):
 def certify_path_rows(rows: PathRows) -> Verdict:
     """``certify_general`` on the paths read into ``rows``: the same verdict and defect."""
     net, blocks = rows.net, rows.blocks()
-    return streamed_verdict(rows.count, net.basis_size, _first_invalid(net, blocks, rows.invalid),
+    return verdict_of(rows.count, net.basis_size, _first_invalid(net, blocks, rows.invalid),
                             lambda: peel_by_holders([b for b, _ in blocks], lambda b: block_weight_ids(net, b), net.m),
                             lambda: _first_duplicate(net, blocks))
 

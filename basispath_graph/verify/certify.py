@@ -8,17 +8,20 @@ as ``layer:index`` pairs, e.g. ``0:1,2:0,4:2``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import BadInput
 from ..network import Network, PathBlock
-from .rank import exact_rank_of_rows, flatten_blocks, peel, rank_of_rows, rows_of
+from ..linalg.peeling import peel_by_holders
+from .rank import exact_rank_of_rows, rank_of_rows
 
 __all__ = [
     "Verdict",
     "certify",
+    "verdict_of",
     "find_invalid",
     "block_first_problem",
     "find_duplicate",
@@ -225,25 +228,33 @@ def certify(network: Network, blocks: Iterable[PathBlock]) -> Verdict:
     The rank is computed whenever all paths are valid (also for duplicate / size defects).
     Running time: linear in the number of weight entries for the peeled part, plus sparse
     elimination on the core (and, for a dependent set of m - H distinct paths, one more with one
-    back substitution per dependent row).
+    back substitution per dependent row). Memory: O(m) besides the blocks (peeling by holders:
+    the m x depth weight ids of the paths are never listed together).
     """
     blocks = list(blocks)
-    size = sum(len(b) for b in blocks)
-    expected = network.basis_size
-    bad = find_invalid(network, blocks)
-    if bad is not None:
-        return Verdict(False, bad, size, expected, None)
-    ptr, wids = flatten_blocks(network, blocks)
-    pr = peel(ptr, wids, network.m)
-    core = rows_of(ptr, wids, pr.core)
-    rank = pr.n_peeled + rank_of_rows(core)
-    dup = find_duplicate(network, blocks)
-    if dup is not None:
-        return Verdict(False, dup, size, expected, rank)
+    return verdict_of(sum(len(b) for b in blocks), network.basis_size, find_invalid(network, blocks),
+                      lambda: peel_by_holders(blocks, network.weight_ids, network.m),
+                      lambda: find_duplicate(network, blocks))
+
+
+def verdict_of(size: int, expected: int, invalid: str | None, peel: Callable[[], tuple[int, list]],
+               duplicate: Callable[[], str | None]) -> Verdict:
+    """The checks of every certifier in one order, first failure wins: invalid, duplicate,
+    size, rank (mod p, made exact when it decides). ``peel()``: (peeled, core rows);
+    ``duplicate()``: the first duplicate's message, asked only when the rank falls short (m - H
+    paths of full rank are distinct)."""
+    if invalid is not None:
+        return Verdict(False, invalid, size, expected, None)
+    peeled, core = peel()
+    rank = peeled + rank_of_rows(core)
+    if rank < size:
+        dup = duplicate()
+        if dup is not None:
+            return Verdict(False, dup, size, expected, rank)
     if size != expected:
         return Verdict(False, f"size {size} != m - H = {expected}", size, expected, rank)
     if rank < size:
-        rank = pr.n_peeled + exact_rank_of_rows(core)  # a shortfall mod p is not yet a proof
+        rank = peeled + exact_rank_of_rows(core)  # a shortfall mod p is not yet a proof
         if rank < size:
             return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
     return Verdict(True, None, size, expected, rank)

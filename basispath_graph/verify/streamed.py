@@ -1,4 +1,5 @@
-"""Certifying a paths file as it is read: a layered network's here, the shared steps for both kinds.
+"""Certifying a paths file as it is read: a layered network's here (the checks' order, for every
+certifier: ``verify.certify.verdict_of``).
 
 ``json.load`` holds a paths file as Python lists, about 20 bytes a byte of file. Here the file's
 ``basis`` list (or the file, a bare list) is read a path at a time (``json_stream``) into rows of
@@ -14,7 +15,6 @@ them.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
 
 import numpy as np
 
@@ -23,10 +23,9 @@ from ..export import json_file_errors
 from ..json_stream import STREAMED, stream_list
 from ..linalg.peeling import peel_by_holders
 from ..network import Network, PathBlock
-from .certify import Verdict, block_first_problem, find_duplicate, find_invalid, format_path
-from .rank import exact_rank_of_rows, rank_of_rows
+from .certify import Verdict, block_first_problem, find_duplicate, find_invalid, format_path, verdict_of
 
-__all__ = ["LayeredRows", "stream_basis_file", "listed_rows", "certify_layered_rows", "streamed_verdict"]
+__all__ = ["LayeredRows", "stream_basis_file", "listed_rows", "certify_layered_rows"]
 
 _INT64 = (-(2**63), 2**63)
 
@@ -125,30 +124,8 @@ def listed_rows(rows, doc: dict | None):
     return rows
 
 
-def streamed_verdict(size: int, expected: int, invalid: str | None, peel: Callable[[], tuple[int, list]],
-                     duplicate: Callable[[], str | None]) -> Verdict:
-    """``certify``'s checks in its order, first failure wins: invalid, duplicate, size, rank
-    (mod p, made exact when it decides). ``peel()``: (peeled, core rows); ``duplicate()``: the
-    first duplicate's message, asked only when the rank falls short."""
-    if invalid is not None:
-        return Verdict(False, invalid, size, expected, None)
-    peeled, core = peel()
-    rank = peeled + rank_of_rows(core)
-    if rank < size:
-        dup = duplicate()
-        if dup is not None:
-            return Verdict(False, dup, size, expected, rank)
-    if size != expected:
-        return Verdict(False, f"size {size} != m - H = {expected}", size, expected, rank)
-    if rank < size:
-        rank = peeled + exact_rank_of_rows(core)  # a shortfall mod p is not yet a proof
-        if rank < size:
-            return Verdict(False, f"dependent: rank {rank} < {size}", size, expected, rank)
-    return Verdict(True, None, size, expected, rank)
-
-
 def certify_layered_rows(rows: LayeredRows) -> Verdict:
     """``certify`` on the paths read into ``rows``: the same verdict and defect."""
     net, blocks = rows.network, rows.blocks()
-    return streamed_verdict(rows.count, net.basis_size, find_invalid(net, blocks) or rows.invalid,
+    return verdict_of(rows.count, net.basis_size, find_invalid(net, blocks) or rows.invalid,
                             lambda: peel_by_holders(blocks, net.weight_ids, net.m), lambda: find_duplicate(net, blocks))
