@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..network import Network, PathBlock
-from ..rowkeys import row_keys
+from ..rowkeys import fold_keys
 from .discard_table import PartTable
 from .step1_substructures import Step1Result
 
@@ -204,14 +204,16 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     empty = np.zeros(0, dtype=np.int64)
     if not shared:
         return empty, empty, empty  # all paths are distinct: no unshared part repeats
-    w_base, w_target = network.weight_ids(base), network.weight_ids(target)
     sh_b, un_b = _columns(base, shared)
     sh_t, un_t = _columns(target, shared)
-    n_b = len(base)
-    sk_all, _ = row_keys(np.concatenate([w_base[:, sh_b], w_target[:, sh_t]]))
+    n_b, n_t = len(base), len(target)
+    # Parts keyed a hop's weight ids at a time: the (paths, hops) matrices of two B_r were most
+    # of Step 3's memory (ResNet-18: 1.5 GB over the B_r themselves).
+    col_b, col_t = _weight_columns(network, base), _weight_columns(network, target)
+    sk_all, _ = fold_keys((np.concatenate([col_b(i), col_t(k)]) for i, k in zip(sh_b, sh_t)), n_b + n_t)
     sk_b, sk_t = sk_all[:n_b], sk_all[n_b:]
-    ep_b, n_ep = row_keys(w_base[:, un_b])
-    iep_t, _ = row_keys(w_target[:, un_t])
+    ep_b, n_ep = fold_keys(map(col_b, un_b), n_b)
+    iep_t, _ = fold_keys(map(col_t, un_t), n_t)
 
     # UCP_j*: per Ep group, the shared part most frequent in all of B_from (ties: smallest key,
     # keys being in lexicographic order of the weight ids).
@@ -259,6 +261,16 @@ def hop_keys(block) -> list:
     (``GeneralBlock.hops``: faithful deah on a layer DAG, ``general/dag_sdvchain.py``)."""
     hops = getattr(block, "hops", None)
     return list(hops) if hops is not None else list(zip(block.layers, block.layers[1:]))
+
+
+def _weight_columns(network, block):
+    """``read(k)``: the weight ids of hop k of every path of ``block``. A layered block's hop is
+    made alone from its two neuron columns (``network.weight_ids`` of that hop), a general
+    block's (taps, identity hops) read from its weight ids, made once."""
+    if getattr(block, "hops", None) is None:
+        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], block.nodes[:, k : k + 2]))[:, 0]
+    w = network.weight_ids(block)
+    return lambda k: w[:, k]
 
 
 def _columns(block, shared):
