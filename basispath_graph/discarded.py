@@ -77,18 +77,20 @@ class DiscardedList(RecordSequence):
     def _item(self, k: int) -> DiscardedPath:
         sub, row = self.table.locate(k)
         block = self.bases[sub]
-        return DiscardedPath(block.layers, tuple(_row(block, row)), sub, self.table[k], self._certificate(k))
+        return DiscardedPath(block.layers, tuple(row_nodes(block, row)), sub, self.table[k], self._certificate(k))
 
     def __iter__(self) -> Iterator[DiscardedPath]:
         if self.ptr is None:
             yield from (self[k] for k in range(len(self)))
             return
         idx, coef, ptr = self.idx.tolist(), self.coef.tolist(), self.ptr.tolist()
-        subs, rows = self.subs.tolist(), self.rows.tolist()
-        for k, reason in enumerate(self.table):
-            block = self.bases[subs[k]]
-            lo, hi = ptr[k], ptr[k + 1]
-            yield DiscardedPath(block.layers, tuple(_row(block, rows[k])), subs[k], reason, list(zip(idx[lo:hi], coef[lo:hi])))
+        reasons, k = iter(self.table), 0
+        for sub, rows in self.table.row_runs(ITER_ROWS):  # a described B_r's rows made a run at a time
+            block = self.bases[sub]
+            for nodes in block.take(rows).nodes.tolist():
+                lo, hi = ptr[k], ptr[k + 1]
+                yield DiscardedPath(block.layers, tuple(nodes), sub, next(reasons), list(zip(idx[lo:hi], coef[lo:hi])))
+                k += 1
 
     def position(self, layers, indices) -> int | None:
         """Where the path (``indices`` along ``layers``) is in the list; None if it is not."""
@@ -126,7 +128,10 @@ class DiscardedList(RecordSequence):
         return np.zeros(len(self), dtype=np.int64) if self.ptr is None else np.diff(self.ptr)
 
 
-def _row(block, row: int) -> list[int]:
+ITER_ROWS = 65_536  # discards' rows made at once when iterating
+
+
+def row_nodes(block, row: int) -> list[int]:
     """Neurons of row ``row`` of a listed block or of a described B_r (made alone)."""
     if isinstance(block, PathBlock):
         return block.nodes[row].tolist()

@@ -588,7 +588,7 @@ class PathBlock:
 def paths_to_json(blocks) -> list[list[list[int]]]:
     out = []
     for b in blocks:
-        out.extend(b.as_lists())
+        out.extend(b.take(slice(None)).as_lists())  # a described block (KeptRows) made here
     return out
 
 

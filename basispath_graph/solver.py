@@ -22,7 +22,7 @@ from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.walks import ChoiceWalks
-from .discarded import DiscardedList, DiscardedPath
+from .discarded import DiscardedList, DiscardedPath, row_nodes
 from .errors import BadInput
 from .result import PlainPath, Repair, Result
 from .network import Network, PathBlock
@@ -52,7 +52,7 @@ def _repair(network: Network, deah: DeahResult, seed: int):
         network.basis_size,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
         ((d.substructure, deah.bases[d.substructure], d.row) for d in deah.step3.discards),
-        skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(block.nodes[row].tolist()), None),
+        skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
     )
     kept = {idx: [row for _, row in rows] for idx, rows in out.kept.items()}  # substructure idx -> rows of B_r kept
     return kept, out.readmitted, taken_blocks(out.added), out.repairs
@@ -182,7 +182,7 @@ def solve(
         discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
     else:
         discarded = [
-            DiscardedPath(deah.bases[d.substructure].layers, tuple(deah.bases[d.substructure].nodes[d.row].tolist()), d.substructure, d)
+            DiscardedPath(deah.bases[d.substructure].layers, tuple(row_nodes(deah.bases[d.substructure], d.row)), d.substructure, d)
             for d in deah.step3.discards
             if (d.substructure, d.row) not in readmitted
         ]

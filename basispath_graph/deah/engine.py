@@ -14,7 +14,7 @@ from .subroutine import subroutine
 from ..guards import MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, candidate_features, check_memory, check_time, describes
 from ..timing import StageTimer
 from .step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS, Step1Result, run_step1
-from .step3_complete import run_step3_complete
+from .step3_complete import CompleteStep3, run_step3_complete
 from .subroutine_rows import KeptRows, SubroutineRows
 from .step3_sdvchain import Relations, Step3Result, run_step3
 
@@ -36,14 +36,22 @@ class DeahResult:
         return getattr(self.step3, "order", None) or self.step1.selected
 
     @property
-    def described(self) -> bool:
-        """Whether the B_r are held as their description (``SubroutineRows``), not listed."""
+    def rows_described(self) -> bool:
+        """Whether the B_r are held as their description (``SubroutineRows``), not listed:
+        always for faithful deah, for deah-complete above ``guards.DESCRIBED_ABOVE``."""
         return any(isinstance(b, SubroutineRows) for b in self.bases.values())
+
+    @property
+    def described(self) -> bool:
+        """Whether this is a described deah-complete run: its B_r described and its Step 3 the
+        ear plan (``CompleteStep3``), so kept rows, discards and certificates follow from the
+        description by index arithmetic (``solver.described_result``, the store's described runs)."""
+        return self.rows_described and isinstance(self.step3, CompleteStep3)
 
     def kept_blocks(self) -> list[tuple[int, PathBlock]]:
         """The raw union as (substructure idx, B'_r) in ``order`` (described B_r: ``KeptRows``,
         each row made when read)."""
-        if self.described:
+        if self.rows_described:
             alive = self.step3.alive
             return [(idx, KeptRows(self.bases[idx], None if alive[idx].all() else np.flatnonzero(alive[idx]))) for idx in self.order]
         return [(idx, self.bases[idx].take(self.step3.alive[idx])) for idx in self.order]
@@ -96,7 +104,9 @@ def run_deah(
         )
     with timer.stage("step2"):
         rule = ChoiceRule(network.widths, seed)  # one rule for every substructure (Claim 1)
-        make = SubroutineRows if described else subroutine  # described: each row made from its index when read
+        # described: each row made from its index when read. Faithful deah's SDVChain reads
+        # its B_r a column at a time (ResNet-18's 6 M candidate paths listed were 841 MB).
+        make = SubroutineRows if described or not complete else subroutine
         bases = {idx: make(network, step1.paths[idx].layers, rule) for idx in step1.selected}
     rel = None
     if on_step1 is not None or (relations is not None and not complete):

@@ -19,6 +19,7 @@ import numpy as np
 from ..network import Network, PathBlock
 from ..rowkeys import fold_keys
 from .discard_table import PartTable
+from .subroutine_rows import SubroutineRows
 from .step1_substructures import Step1Result
 
 __all__ = [
@@ -265,8 +266,12 @@ def hop_keys(block) -> list:
 
 def _weight_columns(network, block):
     """``read(k)``: the weight ids of hop k of every path of ``block``. A layered block's hop is
-    made alone from its two neuron columns (``network.weight_ids`` of that hop), a general
-    block's (taps, identity hops) read from its weight ids, made once."""
+    made alone from its two neuron columns (``network.weight_ids`` of that hop; a described B_r's
+    columns made from the choice rule), a general block's (taps, identity hops) read from its
+    weight ids, made once."""
+    if isinstance(block, SubroutineRows):  # described: each neuron column made alone
+        every = slice(None)
+        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], np.stack([block.column(k, every), block.column(k + 1, every)], axis=1)))[:, 0]
     if getattr(block, "hops", None) is None:
         return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], block.nodes[:, k : k + 2]))[:, 0]
     w = network.weight_ids(block)

@@ -196,7 +196,7 @@ def _tap_lift(setting: PaperSetting, basis: list[PathBlock], layered: Result | N
             if pair not in hops or len(block) == 0:
                 continue
             h = hop_at[k] = hops.index(pair)
-            local = block.nodes[:, h].astype(np.int64) * widths[b] + block.nodes[:, h + 1]
+            local = block.column(h).astype(np.int64) * widths[b] + block.column(h + 1)  # a KeptRows' column made alone
             weights, first_row = np.unique(local, return_index=True)
             new = owner_block[weights] < 0
             owner_block[weights[new]] = k

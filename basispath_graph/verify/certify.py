@@ -150,18 +150,23 @@ def block_first_problem(network: Network, block: PathBlock) -> tuple[int, str] |
     if prob is not None:
         return 0, prob
     widths = np.array([network.widths[l] for l in block.layers], dtype=np.int64)
-    bad = (block.nodes < 0) | (block.nodes >= widths)
-    rows = np.flatnonzero(bad.any(axis=1))
-    if rows.size == 0:
-        return None
-    r = int(rows[0])
-    k = int(np.argmax(bad[r]))
-    l = block.layers[k]
-    return r, f"neuron index {int(block.nodes[r, k])} out of range at layer {l} (width {network.widths[l]})"
+    for start in range(0, len(block), CHECK_ROWS):  # a described block's rows made a chunk at a time
+        nodes = block.take(slice(start, start + CHECK_ROWS)).nodes
+        bad = (nodes < 0) | (nodes >= widths)
+        rows = np.flatnonzero(bad.any(axis=1))
+        if rows.size:
+            r = int(rows[0])
+            k = int(np.argmax(bad[r]))
+            l = block.layers[k]
+            return start + r, f"neuron index {int(nodes[r, k])} out of range at layer {l} (width {network.widths[l]})"
+    return None
+
+
+CHECK_ROWS = 1 << 18  # paths checked for range at once
 
 
 def _path_text(block: PathBlock, row: int) -> str:
-    return format_path(block.layers, block.nodes[row].tolist())
+    return format_path(block.layers, block.take([row]).nodes[0].tolist())
 
 
 def find_invalid(network: Network, blocks: Iterable[PathBlock]) -> str | None:
