@@ -330,7 +330,8 @@ class _Block:
        st.integers(1, 3), st.integers(0, 4))
 def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
     """Blocks of vectors with the same number of coordinates (rows of weight ids): the same
-    peeled count and the same core as peel on their CSR arrays, whatever the chunk size."""
+    peeled count and the same core as peel on their CSR arrays, whatever the chunk size; and
+    peel_result_by_holders (what Expresser peels with) gives peel's whole result."""
     import numpy as np
 
     from basispath_graph.linalg import peeling
@@ -343,7 +344,11 @@ def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
     peeling._ROWS = 2**chunk_log
     try:
         peeled, core = peeling.peel_by_holders(blocks, lambda b: b.rows, m)
+        whole = peeling.peel_result_by_holders(blocks, lambda b: b.rows, m)
     finally:
         peeling._ROWS = old
     assert peeled == want.n_peeled
     assert sorted(core) == sorted(vectors[i] for i in want.core.tolist())
+    # the whole result is peel's: the same vectors in the same order, the same pivots and rounds
+    assert whole.order.tolist() == want.order.tolist() and whole.private.tolist() == want.private.tolist()
+    assert whole.core.tolist() == want.core.tolist() and whole.round_ends.tolist() == want.round_ends.tolist()

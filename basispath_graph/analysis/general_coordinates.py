@@ -2,7 +2,7 @@
 
 The layered ``coordinates`` (``analysis/coordinates.py``) for general networks: the same
 ``verify.Expresser`` (peel the basis, exact elimination of its core) on the general weight ids
-(``general.blocks.flatten_general``), and the same independent re-check by plain vector addition
+(``general.blocks.block_weight_ids``), and the same independent re-check by plain vector addition
 (``check_general_certificate``): each trainable hop is the weight (connection, i, j, tap), counted
 without the numbering the solver used; identity hops carry no weight.
 """
@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 
 from ..general.described import DescribedBasis
-from ..general.blocks import GeneralBlock, block_general_paths, block_weight_ids, flatten_general, general_path_json
+from ..general.blocks import GeneralBlock, block_general_paths, block_weight_ids, general_path_json
 from ..general.model import GeneralNetwork
 from ..general.paths import GeneralPath, block_problem, format_general_path, path_block
 from ..linalg.checks import combination_equals
@@ -113,7 +113,7 @@ class GeneralExpresser(Expresser):
     def __init__(self, net: GeneralNetwork, blocks: list[GeneralBlock]) -> None:
         self.network = net
         self.blocks = list(blocks)
-        self._prepare(*flatten_general(net, self.blocks), net.m)
+        self._prepare(lambda b: block_weight_ids(net, b), net.m)
 
     def _weight_text(self, w: int) -> str:
         return weight_text(self.network, w)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .sparse import gather, group_by, grouped_by_value
 
-__all__ = ["PeelResult", "peel", "peel_entries", "peel_by_holders"]
+__all__ = ["PeelResult", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
 
 
 @dataclass
@@ -158,6 +158,23 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, list[list[in
     of ResNet-18, 222 M entries, peels in 16 bytes a weight), the same rounds as :func:`peel`:
     the peeled set, and so the core, is the same (peeling's fixed point does not depend on order).
     """
+    pr, starts = _rounds_by_holders(blocks, weight_ids, m)
+    core = []
+    for w, who in _chunk_weights(blocks, weight_ids, starts, pr.core):
+        cuts = np.flatnonzero(np.diff(who)) + 1
+        core.extend(part.tolist() for part in np.split(w, cuts))
+    return pr.n_peeled, core
+
+
+def peel_result_by_holders(blocks: list, weight_ids, m: int) -> PeelResult:
+    """:func:`peel`'s whole result (order, pivots, core, rounds) by holders, as
+    :func:`peel_by_holders` peels: each round's vectors ascending, each pivot its smallest private
+    coordinate, as :func:`peel` chooses them, in O(m) memory besides the blocks."""
+    return _rounds_by_holders(blocks, weight_ids, m)[0]
+
+
+def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np.ndarray]:
+    """The rounds of :func:`peel_by_holders`; (result, start of each block among the vectors)."""
     sizes = [len(b) for b in blocks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n = int(starts[-1])
@@ -168,12 +185,14 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, list[list[in
         np.add.at(held, w, who)
     per_vector = counts.sum() / max(n, 1)
     alive = np.ones(n, dtype=bool)
-    peeled = 0
-    cand = np.flatnonzero(counts == 1)
+    order_parts: list[np.ndarray] = []
+    priv_parts: list[np.ndarray] = []
+    cand = np.flatnonzero(counts == 1)  # ascending in every round: a holder's first is its smallest
     while cand.size:
-        holders = np.unique(held[cand])
+        holders, first = np.unique(held[cand], return_index=True)
+        order_parts.append(holders)
+        priv_parts.append(cand[first])
         alive[holders] = False
-        peeled += len(holders)
         dense = len(holders) * per_vector > m // 8  # a big round: count densely (no sort)
         dec = np.zeros(m, dtype=np.int64) if dense else None
         touched = []
@@ -190,8 +209,12 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, list[list[in
             u, d = np.unique(np.concatenate(touched), return_counts=True)
             counts[u] -= d
             cand = u[counts[u] == 1]
-    core = []
-    for w, who in _chunk_weights(blocks, weight_ids, starts, np.flatnonzero(alive)):
-        cuts = np.flatnonzero(np.diff(who)) + 1
-        core.extend(part.tolist() for part in np.split(w, cuts))
-    return peeled, core
+    empty = np.zeros(0, dtype=np.int64)
+    result = PeelResult(
+        order=np.concatenate(order_parts) if order_parts else empty,
+        private=np.concatenate(priv_parts) if priv_parts else empty,
+        core=np.flatnonzero(alive).astype(np.int64),
+        rounds=len(order_parts),
+        round_ends=np.cumsum([len(p) for p in order_parts], dtype=np.int64),
+    )
+    return result, starts
