@@ -80,16 +80,15 @@ class DiscardedList(RecordSequence):
         return DiscardedPath(block.layers, tuple(row_nodes(block, row)), sub, self.table[k], self._certificate(k))
 
     def __iter__(self) -> Iterator[DiscardedPath]:
-        if self.ptr is None:
-            yield from (self[k] for k in range(len(self)))
-            return
-        idx, coef, ptr = self.idx.tolist(), self.coef.tolist(), self.ptr.tolist()
+        listed = self.ptr is not None
+        if listed:
+            idx, coef, ptr = self.idx.tolist(), self.coef.tolist(), self.ptr.tolist()
         reasons, k = iter(self.table), 0
         for sub, rows in self.table.row_runs(ITER_ROWS):  # a described B_r's rows made a run at a time
             block = self.bases[sub]
             for nodes in block.take(rows).nodes.tolist():
-                lo, hi = ptr[k], ptr[k + 1]
-                yield DiscardedPath(block.layers, tuple(nodes), sub, next(reasons), list(zip(idx[lo:hi], coef[lo:hi])))
+                certificate = list(zip(idx[ptr[k]:ptr[k + 1]], coef[ptr[k]:ptr[k + 1]])) if listed else self._certificate(k)
+                yield DiscardedPath(block.layers, tuple(nodes), sub, next(reasons), certificate)
                 k += 1
 
     def position(self, layers, indices) -> int | None:

@@ -22,7 +22,7 @@ from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
 from .deah.walks import ChoiceWalks
-from .discarded import DiscardedList, DiscardedPath, row_nodes
+from .discarded import ITER_ROWS as REPAIR_ROWS, DiscardedList, DiscardedPath, row_nodes
 from .errors import BadInput
 from .result import PlainPath, Repair, Result
 from .network import Network, PathBlock
@@ -51,7 +51,7 @@ def _repair(network: Network, deah: DeahResult, seed: int):
     out = exact_repair(
         network.basis_size,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
-        ((d.substructure, deah.bases[d.substructure], d.row) for d in deah.step3.discards),
+        ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
         skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
     )
     kept = {idx: [row for _, row in rows] for idx, rows in out.kept.items()}  # substructure idx -> rows of B_r kept
@@ -181,11 +181,7 @@ def solve(
     if not repairs:  # Step 3's table as it is: a record made only when read
         discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
     else:
-        discarded = [
-            DiscardedPath(deah.bases[d.substructure].layers, tuple(row_nodes(deah.bases[d.substructure], d.row)), d.substructure, d)
-            for d in deah.step3.discards
-            if (d.substructure, d.row) not in readmitted
-        ]
+        discarded = [d for d in DiscardedList(deah.bases, deah.step3.discards) if (d.substructure, d.reason.row) not in readmitted]
         discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
 
     result = Result(

@@ -31,11 +31,12 @@ class RepairOutcome:
     repairs: list[Repair] = field(default_factory=list)
 
 
-def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray]], discards: Iterable[tuple[Hashable, object, int]],
+def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray]], discards: Iterable[tuple[Hashable, object, np.ndarray]],
                  fallback: Iterable, weight_ids: Callable, spell: Callable) -> RepairOutcome:
     """The three passes (the module doc) up to rank ``target`` (m - H). ``union``: (key, block,
-    rows) in order (key: the substructure, or None); ``discards``: (key, block, row) in the order
-    Step 3 made them; ``fallback``: blocks; ``weight_ids(block)``: (paths, hops) weight ids;
+    rows) in order (key: the substructure, or None); ``discards``: (key, block, rows), runs in
+    the order Step 3 made them (``PartTable.row_runs``: a described B_r's rows made a run at a
+    time, not one by one); ``fallback``: blocks; ``weight_ids(block)``: (paths, hops) weight ids;
     ``spell(block, row)``: (layers, indices, taps) of a path as a ``Repair`` names it."""
     span, out = IncrementalBasis(None), RepairOutcome()
     for key, block, rows in union:
@@ -45,13 +46,16 @@ def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray
                 kept.append((block, row))
             else:
                 out.repairs.append(Repair("drop", *spell(block, row)[:2], key, spell(block, row)[2]))
-    for key, block, row in discards:
+    for key, block, rows in discards:
         if span.rank >= target:
             break
-        if span.add(weight_ids(block.take([row]))[0]):
-            out.kept.setdefault(key, []).append((block, row))
-            out.readmitted.add((key, row))
-            out.repairs.append(Repair("readmit", *spell(block, row)[:2], key, spell(block, row)[2]))
+        for row, w in zip(rows.tolist(), weight_ids(block.take(rows))):
+            if span.rank >= target:
+                break
+            if span.add(w):
+                out.kept.setdefault(key, []).append((block, row))
+                out.readmitted.add((key, row))
+                out.repairs.append(Repair("readmit", *spell(block, row)[:2], key, spell(block, row)[2]))
     for block in fallback:
         if span.rank >= target:
             break

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..deah.repair import exact_repair, taken_blocks
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
-from ..discarded import DiscardedPath
+from ..discarded import ITER_ROWS, DiscardedPath
 from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
@@ -150,7 +150,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
         net.basis_size,
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
         + [(None, b, np.arange(len(b))) for b in outside],
-        ((d.substructure, run.bases[d.substructure], d.row) for d in run.step3.discards),
+        ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
         skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
     )
     basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
