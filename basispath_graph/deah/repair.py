@@ -39,23 +39,27 @@ def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray
     time, not one by one); ``fallback``: blocks; ``weight_ids(block)``: (paths, hops) weight ids;
     ``spell(block, row)``: (layers, indices, taps) of a path as a ``Repair`` names it."""
     span, out = IncrementalBasis(None), RepairOutcome()
+    # Rows are made a run at a time and spelled from that made block (``made``, position k): a
+    # described B_r makes one row alone in tens of microseconds (dense-8x128: 373,761 drops).
     for key, block, rows in union:
         kept = out.kept.setdefault(key, [])
-        for row, w in zip(rows.tolist(), weight_ids(block.take(rows))):
+        made = block.take(rows)
+        for k, (row, w) in enumerate(zip(rows.tolist(), weight_ids(made))):
             if span.add(w):
                 kept.append((block, row))
             else:
-                out.repairs.append(Repair("drop", *spell(block, row)[:2], key, spell(block, row)[2]))
+                out.repairs.append(_repair("drop", spell(made, k), key))
     for key, block, rows in discards:
         if span.rank >= target:
             break
-        for row, w in zip(rows.tolist(), weight_ids(block.take(rows))):
+        made = block.take(rows)
+        for k, (row, w) in enumerate(zip(rows.tolist(), weight_ids(made))):
             if span.rank >= target:
                 break
             if span.add(w):
                 out.kept.setdefault(key, []).append((block, row))
                 out.readmitted.add((key, row))
-                out.repairs.append(Repair("readmit", *spell(block, row)[:2], key, spell(block, row)[2]))
+                out.repairs.append(_repair("readmit", spell(made, k), key))
     for block in fallback:
         if span.rank >= target:
             break
@@ -64,8 +68,13 @@ def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray
                 break
             if span.add(w):
                 out.added.append((block, row))
-                out.repairs.append(Repair("add", *spell(block, row)[:2], None, spell(block, row)[2]))
+                out.repairs.append(_repair("add", spell(block, row), None))
     return out
+
+
+def _repair(action: str, spelled: tuple, key) -> Repair:
+    layers, indices, taps = spelled
+    return Repair(action, layers, indices, key, taps)
 
 
 def taken_blocks(rows: list[tuple[object, int]]) -> list:
