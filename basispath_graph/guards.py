@@ -83,22 +83,23 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # calibration: deah-complete memory 0.68-1.47, time 0.62-1.61. Arguments: fixed, per weight, per
 # candidate, lowest, 0, 0, per candidate layer.
 # Faithful deah (layered cores) over depth as well as width, two models since its discards are
-# held as arrays (2026-11-28, SdvDiscards): a run whose union certifies keeps little more than
-# its B_r (ResNet-18: 2.63 GB, was 17.7), a run that needs the repair holds the exact elimination
-# over the union (dense-8x128: 1.27 GB either way), which Step 1's features cannot tell apart
-# (one model was off 0.39-2.55x). So ``DEAH_MEMORY`` / ``DEAH_SECONDS`` are checked before the run,
-# and ``check_repair`` checks the repaired models once the union is known not to certify, before
-# the repair starts. Fitted by bench/fit_estimates.py to the records of bench/calibration.json
-# (densenet and resnet 8xW: all repaired) and bench/calibration-faithful.json (torchvision
-# networks at channel level: ResNet-18 at widths x1/16 to x1, ResNet-34, VGG-16/19; ResNet-50
-# repaired), re-measured 2026-11-28. Measured / estimated: no repair, memory 0.66-1.52, time
-# 0.83-1.20; repaired, memory 0.88-1.14, time 0.81-1.24. Arguments: fixed, per weight, per
-# candidate, lowest, 0, 0, per candidate layer, per later candidate, per later candidate layer.
-DEAH_MEMORY = CostModel(1.024e8, 0, 0, 0.65, 0, 0, 38.95, 0, 0)
-DEAH_SECONDS = CostModel(0.03529, 0, 4.692e-06, 0.83, 0, 0, 0, 4.959e-06, 1.733e-06)
+# held as arrays and its B_r described (2026-11-28): a run whose union certifies holds little
+# more than its certificates (ResNet-18: 1.10 GB, was 17.7), a run that needs the repair holds
+# the exact elimination over the union (dense-8x128: 1.13 GB), which Step 1's features cannot
+# tell apart (one model was off 0.39-2.55x). So ``DEAH_MEMORY`` / ``DEAH_SECONDS`` are checked
+# before the run, and ``check_repair`` checks the repaired models once the union is known not to
+# certify, before the repair starts. Fitted by bench/fit_estimates.py to the records of
+# bench/calibration.json (densenet and resnet 8xW: all repaired) and
+# bench/calibration-faithful.json (torchvision networks at channel level: ResNet-18 at widths
+# x1/16 to x1, ResNet-34, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at 7f8e78a /
+# 8e58ee0. Measured / estimated: no repair, memory 0.54-1.84, time 0.92-1.09; repaired, memory
+# 0.88-1.14, time 0.77-1.30. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per
+# candidate layer, per later candidate, per later candidate layer.
+DEAH_MEMORY = CostModel(1.278e08, 0, 0, 0.54, 0, 0, 18.27, 0, 0)
+DEAH_SECONDS = CostModel(0, 0, 3.872e-06, 0.91, 0, 0, 0, 1.652e-05, 1.594e-06)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(5.075e07, 0, 334.8, 0.87, 0, 0, 167.7, 0, 0)
-REPAIRED_SECONDS = CostModel(0, 0, 2.406e-05, 0.80, 0, 0, 2.272e-06, 0, 0)
+REPAIRED_MEMORY = CostModel(5.092e07, 0, 255.1, 0.87, 0, 0, 162.5, 0, 0)
+REPAIRED_SECONDS = CostModel(0, 0, 2.271e-05, 0.76, 0, 0, 2.257e-06, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
