@@ -17,7 +17,7 @@ import numpy as np
 
 from .analysis.coordinates import check_certificate, coordinates
 from .analysis.general_coordinates import check_general_certificate, general_coordinates
-from .discarded import DiscardedPath, DiscardedList
+from .discarded import ITER_ROWS, DiscardedPath, DiscardedList
 from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
 from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, record_document, rule_document, summary, why_reason
@@ -303,15 +303,18 @@ class Result:
         if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in self.repairs):
             return None
         reason = why_reason({"step": "repair", "action": "readmit"})
-        for disc in deah.step3.discards:
-            made = deah.bases[disc.substructure].take([disc.row])
+        discards, k = deah.step3.discards, 0
+        for sub, rows in discards.row_runs(ITER_ROWS):  # a run of rows made at a time
+            made = deah.bases[sub].take(rows)
             if self.deah is not None:
-                found = _path_key(made.layers, made.nodes[0])
+                found = [_path_key(made.layers, row) for row in made.nodes]
             else:
-                found = _path_key(*general_path_keys(self.network, made)[0])
-            if found == key:
+                found = [_path_key(*p) for p in general_path_keys(self.network, made)]
+            if key in found:
+                disc = discards[k + found.index(key)]
                 earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
                 return {**reason, "earlier": earlier}
+            k += len(rows)
         return reason
 
     def _substructure_layers(self, idx) -> list[int] | None:
@@ -467,7 +470,10 @@ def _find_row(blocks, layers, indices) -> tuple[int, int] | None:
     start, row = 0, np.asarray(indices, dtype=np.int64)
     for k, b in enumerate(blocks):
         if tuple(b.layers) == tuple(layers) and len(b):
-            hit = np.flatnonzero((b.nodes == row).all(axis=1))
+            # Rows with the path's first neuron, then only those made: a described block's rows
+            # are made on reading (ResNet-18's basis: 11 M rows).
+            near = np.flatnonzero(b.column(0) == row[0])
+            hit = near[(b.take(near).nodes == row).all(axis=1)] if len(near) else near
             if len(hit):
                 return k, start + int(hit[0])
         start += len(b)

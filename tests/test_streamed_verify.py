@@ -165,7 +165,7 @@ def _broken(docs: list, rnd, all_paths) -> list:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(general_specs(), st.randoms(use_true_random=False), st.sampled_from(["list", "export", "export, basis twice"]))
-def test_streamed_verdict_is_certify_generals(tmp_path, spec, rnd, form):
+def test_streamed_certify_agrees_with_certify_generals(tmp_path, spec, rnd, form):
     net = parse_general(spec, "<spec>", 10**6)
     paths = oracle_paths(spec)
     rnd.shuffle(paths)

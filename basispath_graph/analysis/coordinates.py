@@ -34,7 +34,7 @@ def check_certificate(target: tuple, terms: list[tuple[int, tuple]]) -> bool:
 def _basis_path(blocks: Sequence[PathBlock], index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     for b in blocks:
         if index < len(b):
-            return b.layers, tuple(int(i) for i in b.nodes[index])
+            return b.layers, tuple(int(i) for i in b.take([index]).nodes[0])  # one row made, not the block
         index -= len(b)
     raise IndexError(index)
 

@@ -37,7 +37,8 @@ def exact_repair(target: int, union: Iterable[tuple[Hashable, object, np.ndarray
     rows) in order (key: the substructure, or None); ``discards``: (key, block, rows), runs in
     the order Step 3 made them (``PartTable.row_runs``: a described B_r's rows made a run at a
     time, not one by one); ``fallback``: blocks; ``weight_ids(block)``: (paths, hops) weight ids;
-    ``spell(block, row)``: (layers, indices, taps) of a path as a ``Repair`` names it."""
+    ``spell(block, k)``: (layers, indices, taps) of row ``k`` of a made block, as a ``Repair``
+    names a path (the union's and the discards' runs pass the run made, the fallback its block)."""
     span, out = IncrementalBasis(None), RepairOutcome()
     # Rows are made a run at a time and spelled from that made block (``made``, position k): a
     # described B_r makes one row alone in tens of microseconds (dense-8x128: 373,761 drops).

@@ -233,8 +233,9 @@ def certify(network: Network, blocks: Iterable[PathBlock]) -> Verdict:
     The rank is computed whenever all paths are valid (also for duplicate / size defects).
     Running time: linear in the number of weight entries for the peeled part, plus sparse
     elimination on the core (and, for a dependent set of m - H distinct paths, one more with one
-    back substitution per dependent row). Memory: O(m) besides the blocks (peeling by holders:
-    the m x depth weight ids of the paths are never listed together).
+    back substitution per dependent row). Memory: O(m) besides the blocks when the rank is full
+    (peeling by holders: the m x depth weight ids of the paths are never listed together); a set
+    short of rank is searched for a duplicate, which lists its rows per layer sequence.
     """
     blocks = list(blocks)
     return verdict_of(sum(len(b) for b in blocks), network.basis_size, find_invalid(network, blocks),
