@@ -37,7 +37,8 @@ class DiscardedList(RecordSequence):
     """Step 3's discards in its order, kept as arrays (a run with no repair: a repair's records
     make a list of ``DiscardedPath``). The certificates are CSR arrays set by ``solve``
     (``set_certificates``), or, for a described run, made for each discard when it is read
-    (``on_demand``: an object with ``certificate(k)``; ``deah.on_demand_certificates``)."""
+    (``on_demand``: an object with ``certificate(k)``, and ``block_certificates(block)`` when a
+    made block's are made together; ``deah.on_demand_certificates``)."""
 
     def __init__(self, bases: dict[int, PathBlock], table: PartTable):
         self.bases, self.table = bases, table
@@ -74,6 +75,12 @@ class DiscardedList(RecordSequence):
             return list(zip(self.idx[lo:hi].tolist(), self.coef[lo:hi].tolist()))
         return self.on_demand.certificate(k) if self.on_demand is not None else []
 
+    def path(self, k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(layers, neurons) of discard k, without its record (its certificate is not made)."""
+        sub, row = self.table.locate(k)
+        block = self.bases[sub]
+        return block.layers, tuple(row_nodes(block, row))
+
     def _item(self, k: int) -> DiscardedPath:
         sub, row = self.table.locate(k)
         block = self.bases[sub]
@@ -83,11 +90,17 @@ class DiscardedList(RecordSequence):
         listed = self.ptr is not None
         if listed:
             idx, coef, ptr = self.idx.tolist(), self.coef.tolist(), self.ptr.tolist()
+        by_block = not listed and hasattr(self.on_demand, "block_certificates")  # a run's certificates made together
         reasons, k = iter(self.table), 0
         for sub, rows in self.table.row_runs(ITER_ROWS):  # a described B_r's rows made a run at a time
             block = self.bases[sub]
-            for nodes in block.take(rows).nodes.tolist():
-                certificate = list(zip(idx[ptr[k]:ptr[k + 1]], coef[ptr[k]:ptr[k + 1]])) if listed else self._certificate(k)
+            made = block.take(rows)
+            made_certificates = self.on_demand.block_certificates(made) if by_block else None
+            for j, nodes in enumerate(made.nodes.tolist()):
+                if listed:
+                    certificate = list(zip(idx[ptr[k]:ptr[k + 1]], coef[ptr[k]:ptr[k + 1]]))
+                else:
+                    certificate = made_certificates[j] if by_block else self._certificate(k)
                 yield DiscardedPath(block.layers, tuple(nodes), sub, next(reasons), certificate)
                 k += 1
 

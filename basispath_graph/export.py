@@ -15,7 +15,7 @@ from .deah.discard_table import HopDiscard, LocalDiscard, PartTable
 from .deah.local_witness import explain_local
 from .deah.step3_complete import COMPLETE_STEPS, plan_blocks
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
-from .discarded import DiscardedPath, certificate_lengths
+from .discarded import ITER_ROWS, DiscardedList, DiscardedPath, certificate_lengths
 from .errors import BadInput
 from .network import paths_to_json, weight_endpoints
 from .verify import format_path, read_path
@@ -107,12 +107,20 @@ def export_document(result: "Result") -> dict:
         "H": net.H,
         "certified": result.certified,
         "basis": paths_to_json(result.basis),
-        "discarded": [_path(d.layers, d.indices) for d in result.discarded],
+        "discarded": _discarded_paths(result.discarded),
         "repairs": len(result.repairs),
     }
     if result.discarded:
         doc["discard_reasons"] = [_explained(result, d) for d in result.discarded]
     return doc
+
+
+def _discarded_paths(discarded) -> list[list[list[int]]]:
+    """The discarded paths as [layer, index] pairs: a ``DiscardedList``'s from its blocks (its
+    records, and certificates made on demand, are made once, for ``discard_reasons``)."""
+    if isinstance(discarded, DiscardedList):
+        return paths_to_json(discarded.iter_blocks(ITER_ROWS))
+    return [_path(d.layers, d.indices) for d in discarded]
 
 
 def _explained(result: "Result", d: DiscardedPath) -> dict:
@@ -137,9 +145,13 @@ def discard_document(result: "Result", path) -> dict:
     ``path`` is text (``"0:1,1:0,2:1"``) or (layer, index) pairs; BadInput when it is not one
     of the result's discarded paths. O(number of discards) to find it."""
     layers, indices = read_path(path)
-    for d in result.discarded:
-        if d.layers == layers and d.indices == indices:
-            return record_document(result, d)
+    if isinstance(result.discarded, DiscardedList):  # found by its rows: one record (and certificate) made
+        k = result.discarded.position(layers, indices)
+        found = None if k is None else result.discarded[k]
+    else:
+        found = next((d for d in result.discarded if d.layers == layers and d.indices == indices), None)
+    if found is not None:
+        return record_document(result, found)
     raise BadInput(f"{format_path(layers, indices)} is not a discarded path of this result")
 
 

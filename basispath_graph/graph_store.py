@@ -92,14 +92,16 @@ class _MadePaths(Sequence):
         """The kept and discarded paths of a rebuilt described run, in the stored path form."""
         net = result.network
         kept_blocks = lambda: iter_chunks(result.basis)  # noqa: E731
-        arrays = hasattr(result.discarded, "iter_blocks")  # deah-complete's: blocks; deah's: records
+        arrays = hasattr(result.discarded, "iter_blocks")  # Step 3's table: blocks; a repaired run's: records
+        # A discard spelled without its record: an on-demand certificate is not made to read a path.
+        spelled = result.discarded.path if arrays else (lambda k: (result.discarded[k].layers, result.discarded[k].indices))
         if net.is_layered:
             kept = cls(result.basis_size, lambda k: tuple(zip(*result.basis_path(k))), kept_blocks)
-            return kept, cls(len(result.discarded), lambda k: tuple(zip(result.discarded[k].layers, result.discarded[k].indices)),
+            return kept, cls(len(result.discarded), lambda k: tuple(zip(*spelled(k))),
                              (lambda: result.discarded.iter_blocks(CHUNK_ROWS, lazy=True)) if arrays else None)
 
         def discarded(k: int):
-            doc = general_core_path(result.parts, net, result.discarded[k].layers, result.discarded[k].indices)
+            doc = general_core_path(result.parts, net, *spelled(k))
             return tuple((net.index[name], i) for name, i in doc["nodes"]), tuple(doc["taps"])
 
         form = GeneralForm(net, [net.index[name] for name in result.parts["core_layers"]])

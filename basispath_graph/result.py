@@ -167,6 +167,9 @@ class Result:
         """The discarded paths in the network's path form, in the order of ``discarded``."""
         if self.dag is not None:  # a layer DAG core: made when read (DenseNet-121: 1.2 G of them)
             return DagDiscardPaths(self.dag, lambda path: general_path_json(self.network, path))
+        if not self.network.is_layered and isinstance(self.discarded, DiscardedList):  # a layered core's: no record made
+            return [general_core_path(self.parts, self.network, b.layers, tuple(row))
+                    for b in self.discarded.iter_blocks(ITER_ROWS) for row in b.nodes.tolist()]
         if not self.network.is_layered:
             return [general_path_json(self.network, (tuple(zip(d.layers, d.indices)), d.taps)) if d.taps is not None
                     else general_core_path(self.parts, self.network, d.layers, d.indices) for d in self.discarded]

@@ -4,7 +4,9 @@ This is the Python API behind ``basispath solve``. Nothing here trusts an engine
 returns is certified exactly (``verify.certify``). Faithful DEAH (paper, Section 4) is not always a
 basis; then, unless ``repair=False``, the union is repaired by exact elimination and every change
 is recorded as a :class:`Repair`, apart from SDVChain's discards. Every discarded path gets a
-certificate: integer coefficients over the final basis, checked by vector addition.
+certificate: integer coefficients over the final basis, checked by vector addition. They are
+listed in the solve for deah-complete (made by its rules) and for a repaired run; a described
+deah-complete run and faithful deah with no repair make each when its discard is read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .choices import ChoiceRule
 from .deah.ear_certificate import certify_ear_union
 from .deah.repair import exact_repair, taken_blocks
 from .deah.engine import DeahResult, run_deah
-from .deah.on_demand_certificates import OnDemandCertificates
+from .deah.on_demand_certificates import ExpressedCertificates, OnDemandCertificates
 from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -97,7 +99,9 @@ def solve(
     repair : bool
         deah only: repair a union that is not certified (default); False returns raw DEAH.
     certificates : bool
-        Compute and verify a certificate for every discarded path (default).
+        Give every discarded path a certificate, verified by vector addition (default): listed
+        in the solve, or made when its discard is read (a described deah-complete run, and
+        faithful deah with no repair: ``certificate_method`` says which).
     memory_limit, time_limit : int bytes, float seconds, optional
         Refuse (``ResourceLimit``) before starting when the estimate is over the limit.
     max_substructures, relations, on_step1, on_stage
@@ -192,6 +196,9 @@ def solve(
         with timer.stage("certificates"):
             if engine == "deah-complete" and not repairs:
                 result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)
+            elif isinstance(discarded, DiscardedList):  # faithful deah, no repair: made when read
+                discarded.on_demand = ExpressedCertificates(network, deah.bases, deah.step3.discards, basis)
+                result.certificate_method = "global elimination, when asked"
             else:
                 result.certificate_method = "global elimination"
                 _global_certificates(network, basis, discarded)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from basispath_graph import Network
 from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.deah.step3_sdvchain import InMemoryRelations, _columns, sdvchain_pair
@@ -76,3 +77,33 @@ def test_sdvchain_s_discard_table_reads_alike_every_way(net, seed):
     if isinstance(r.discarded, DiscardedList):
         for k, d in enumerate(r.discarded):
             assert r.discarded.position(d.layers, d.indices) == k
+
+
+@given(networks(max_layers=6, max_width=4), st.integers(0, 5))
+@example(Network([3, 3, 3, 3, 3, 3, 3], skips=[(0, 2), (2, 4), (4, 6)]), 0)  # no repair: 54 discards
+@example(Network([4, 4, 4, 4, 4], skips=[(0, 2), (2, 4)]), 0)
+@settings(max_examples=30, deadline=None)
+def test_faithful_certificates_are_made_when_read(net, seed):
+    """Faithful deah with no repair makes each discard's certificate when it is read
+    (``ExpressedCertificates``): by index, by iteration (a run at a time), in ``why`` and in the
+    export it is the same, non-empty, and sums to the discarded path weight by weight."""
+    from basispath_graph import solve
+    from basispath_graph.analysis.coordinates import check_certificate
+    from basispath_graph.discarded import DiscardedList
+
+    r = solve(net, "deah", seed)
+    if not isinstance(r.discarded, DiscardedList) or not len(r.discarded):  # repaired (listed), or nothing discarded
+        assert r.certificate_method in (None, "global elimination")
+        return
+    assert r.certificate_method == "global elimination, when asked"
+    assert r.summary()["certificate_max_size"] is None and r.discarded.certificate_lengths() is None
+    certificates = [d.certificate for d in r.discarded]
+    assert [r.discarded[k].certificate for k in range(len(r.discarded))] == certificates
+    for d, terms in zip(r.discarded, certificates):
+        assert terms and check_certificate((d.layers, d.indices), [(c, r.basis_path(i)) for i, c in terms])
+    exported = r.export()["discard_reasons"]
+    assert [[(t["coef"], t["path"]) for t in e["certificate"]] for e in exported] == [
+        [(c, [list(p) for p in zip(*r.basis_path(i))]) for i, c in terms] for terms in certificates]
+    d = r.discarded[len(r.discarded) - 1]
+    why = r.why(list(zip(d.layers, d.indices)))
+    assert [(t["coef"], t["index"]) for t in why["certificate"]] == [(c, i) for i, c in d.certificate]
