@@ -51,12 +51,12 @@ SolveResult = Result
 def _repair(network: Network, deah: DeahResult, seed: int):
     """Exact elimination (``deah.repair``): keep kept paths greedily, re-admit discards, then skeleton paths."""
     out = exact_repair(
-        network.basis_size,
+        network.basis_size, network.m,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
         ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
         skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
     )
-    kept = {idx: [row for _, row in rows] for idx, rows in out.kept.items()}  # substructure idx -> rows of B_r kept
+    kept = {idx: np.sort(np.concatenate([r for _, r in runs])) for idx, runs in out.kept.items()}  # substructure idx -> rows of B_r kept
     return kept, out.readmitted, taken_blocks(out.added), out.repairs
 
 
@@ -171,7 +171,7 @@ def solve(
             kept, readmitted, extra, repairs = _repair(network, deah, seed)
         needed = len(repairs)
         if repair:
-            basis = [deah.bases[idx].take(sorted(rows)) for idx, rows in kept.items()] + extra
+            basis = [deah.bases[idx].view(rows) for idx, rows in kept.items()] + extra  # a described B_r's: KeptRows
             subs = list(kept) + [None] * len(extra)
             with timer.stage("certify"):
                 verdict = certify(network, basis)

@@ -147,7 +147,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
     core, SDVChain's discards, then the skeleton of the same walks. Returns the basis as
     (substructure or None, block) pairs, the re-admitted (substructure, row) and the repairs."""
     out = exact_repair(
-        net.basis_size,
+        net.basis_size, net.m,
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
         + [(None, b, np.arange(len(b))) for b in outside],
         ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),

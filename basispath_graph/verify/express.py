@@ -16,7 +16,6 @@ Basis paths are identified by their global index in the concatenation of ``block
 
 from __future__ import annotations
 
-import heapq
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -27,6 +26,7 @@ from ..network import Network, PathBlock
 from .certify import describe_weight, find_invalid, format_path
 from ..linalg.checks import combination_equals, first_mismatch, path_entries
 from ..linalg.elimination import Echelon, NotInSpan
+from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders
 from .rank import compact_csr, flatten_blocks
 
@@ -89,12 +89,8 @@ class Expresser:
         self._ptr, self._wids = compact_csr(self.blocks, weight_ids, m)
         self.size = len(self._ptr) - 1
         pr = peel_result_by_holders(self.blocks, weight_ids, m)
-        self.peeled = pr.order  # peel index -> basis index
-        self.private = pr.private  # peel index -> its private weight
+        self._peeled = PeeledTriangle(pr, self._ptr, self._wids, m)
         self.core = pr.core  # basis indices of the core, ascending
-        # owner[w] = peel index of the path whose private weight is w, else -1
-        self._owner = np.full(m, -1, dtype=np.int64)
-        self._owner[pr.private] = np.arange(len(pr.order), dtype=np.int64)
         self._build_core()
 
     # -- construction ------------------------------------------------------------------
@@ -186,33 +182,8 @@ class Expresser:
 
     def _solve_vector(self, res: dict[int, int], name) -> list[tuple[int, int]]:
         """Coefficients of the integer vector ``res`` (weight id -> entry, consumed)."""
-        owner, private, peeled = self._owner, self.private, self.peeled
-        q = list(res)
-        out: dict[int, int] = {}
-
-        # 1. Peeled paths, increasing peel index. Only paths owning a weight on which the
-        #    residual is (or becomes) non-zero can get a non-zero coefficient.
-        heap = [o for o in owner[np.asarray(q, dtype=np.int64)].tolist() if o >= 0]
-        heapq.heapify(heap)
-        queued = set(heap)
-        while heap:
-            i = heapq.heappop(heap)
-            c = res.get(int(private[i]), 0)
-            if not c:
-                continue
-            b = int(peeled[i])
-            out[b] = c
-            ws = self._path(b)
-            for w in ws:
-                nv = res.get(w, 0) - c
-                if nv:
-                    res[w] = nv
-                else:
-                    del res[w]
-            for o in owner[np.asarray(ws, dtype=np.int64)].tolist():
-                if o > i and o not in queued:  # owners of b's weights come later (triangular)
-                    queued.add(o)
-                    heapq.heappush(heap, o)
+        # 1. Peeled paths (a unit-triangular system): their coefficients, the rest left in res.
+        out = self._peeled.reduce(res)
 
         # 2. Core: coordinates of the rest in the exact echelon rows, by back substitution.
         if res:

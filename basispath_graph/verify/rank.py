@@ -139,7 +139,8 @@ class IncrementalBasis:
     independent; a rejected one is dependent modulo both primes, which is evidence, not proof,
     of dependence over Q (the set is still independent, possibly not maximal).
 
-    Rows are weight-id sequences (list, tuple or int64 array), each id at most once.
+    Rows are weight-id sequences (list, tuple or int64 array), each id at most once
+    (``add``), or integer vectors {weight id: entry} (``add_vector``).
     """
 
     def __init__(self, network: Network | None = None, primes: Sequence[int] = PRIMES) -> None:
@@ -148,7 +149,7 @@ class IncrementalBasis:
         self._fed = [0] * len(primes)  # how many kept rows each elimination has seen
         self._full = [True] * len(primes)  # elimination has full rank on the rows it has seen
         self._work = 0  # index of the working prime
-        self.rows: list[list[int]] = []  # kept rows, in order
+        self.rows: list[dict[int, int]] = []  # kept rows as vectors, in order
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -168,7 +169,7 @@ class IncrementalBasis:
     def _catch_up(self, k: int) -> None:
         el = self._elims[k]
         while self._fed[k] < len(self.rows):
-            if not el.add(self.rows[self._fed[k]]):
+            if not el.add_vector(dict(self.rows[self._fed[k]])):
                 self._full[k] = False
             self._fed[k] += 1
 
@@ -178,36 +179,40 @@ class IncrementalBasis:
         self._catch_up(k)
         return self._elims[k].reduce(self._row(row))
 
-    def _separating_prime(self, r: list[int], skip: int = -1) -> tuple[int, dict[int, int]] | None:
-        """A prime (index, residual) modulo which ``r`` is independent of the kept rows."""
+    def _separating_prime(self, v: dict[int, int], skip: int = -1) -> tuple[int, dict[int, int]] | None:
+        """A prime (index, residual) modulo which ``v`` is independent of the kept rows."""
         for k in range(len(self._elims)):
             if k == skip or not self._full[k]:
                 continue  # a prime that lost rank on the kept rows proves nothing
             self._catch_up(k)
             if not self._full[k]:
                 continue
-            v = self._elims[k].reduce(r)
-            if v:
-                return k, v
+            r = self._elims[k].reduce_vector(dict(v))
+            if r:
+                return k, r
         return None
 
     def add(self, row) -> bool:
         """Keep ``row`` if it is independent of the kept rows; return whether it was kept."""
-        r = self._row(row)
+        return self.add_vector(dict.fromkeys(self._row(row), 1))
+
+    def add_vector(self, v: dict[int, int]) -> bool:
+        """``add`` of an integer vector {weight id: entry} (a path reduced modulo others: the
+        repair's paths modulo the peeled ones); not consumed."""
         k = self._work
         self._catch_up(k)
-        v = self._elims[k].reduce(r)
-        if not v:
+        r = self._elims[k].reduce_vector(dict(v))
+        if not r:
             # Zero modulo the working prime: confirm with the others before rejecting.
-            hit = self._separating_prime(r, skip=k)
+            hit = self._separating_prime(v, skip=k)
             if hit is None:
                 return False
             self._full[k] = False  # the old working prime just lost rank
-            k, v = hit
+            k, r = hit
             self._work = k
-        self._elims[k].insert_residual(v)
+        self._elims[k].insert_residual(r)
         self._fed[k] += 1
-        self.rows.append(r)
+        self.rows.append(dict(v))
         return True
 
 
