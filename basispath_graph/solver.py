@@ -11,7 +11,6 @@ deah-complete run and faithful deah with no repair make each when its discard is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from .deah.ear_certificate import certify_ear_union
 from .deah.repair import exact_repair, taken_blocks
 from .deah.engine import DeahResult, run_deah
 from .deah.on_demand_certificates import ExpressedCertificates, OnDemandCertificates
+from .deah.repaired_discards import RepairedDiscards
 from .deah.ear_recursion import EarRecursion
 from .deah.split_certificates import SplitCertificates
 from .deah.step1_substructures import DEFAULT_MAX_SUBSTRUCTURE_PATHS
@@ -31,7 +31,7 @@ from .network import Network, PathBlock
 from .skeleton import skeleton_basis
 from .guards import check_repair, check_skeleton
 from .timing import StageTimer
-from .verify import Expresser, Verdict, certify, flatten_blocks
+from .verify import Verdict, certify, flatten_blocks
 from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
@@ -57,7 +57,7 @@ def _repair(network: Network, deah: DeahResult, seed: int):
         skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
     )
     kept = {idx: np.sort(np.concatenate([r for _, r in runs])) for idx, runs in out.kept.items()}  # substructure idx -> rows of B_r kept
-    return kept, out.readmitted, taken_blocks(out.added), out.repairs
+    return kept, out.readmitted, taken_blocks(out.added), out.repairs, out.dropped
 
 
 def _certify_raw(network: Network, deah: DeahResult, blocks: list[PathBlock]) -> Verdict:
@@ -168,7 +168,7 @@ def solve(
         if engine == "deah":  # its cost is known to be needed only now (guards.check_repair)
             check_repair(network, deah.step1, memory_limit, time_limit)
         with timer.stage("repair"):
-            kept, readmitted, extra, repairs = _repair(network, deah, seed)
+            kept, readmitted, extra, repairs, dropped = _repair(network, deah, seed)
         needed = len(repairs)
         if repair:
             basis = [deah.bases[idx].view(rows) for idx, rows in kept.items()] + extra  # a described B_r's: KeptRows
@@ -182,11 +182,9 @@ def solve(
     if certificates and verdict.certified and deah.described and not repairs:
         # described: each certificate made and checked when its discard is read, not listed
         return described_result(network, seed, deah, verdict, timings, raw)
-    if not repairs:  # Step 3's table as it is: a record made only when read
-        discarded: Sequence[DiscardedPath] = DiscardedList(deah.bases, deah.step3.discards)
-    else:
-        discarded = [d for d in DiscardedList(deah.bases, deah.step3.discards) if (d.substructure, d.reason.row) not in readmitted]
-        discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r) for r in repairs if r.action == "drop"]
+    # Step 3's table (less re-admissions, then the drops: RepairedDiscards): a record made only when read
+    table = RepairedDiscards(deah.step3.discards, readmitted, dropped) if repairs else deah.step3.discards
+    discarded = DiscardedList(deah.bases, table)
 
     result = Result(
         network, engine, seed, basis, subs, verdict, raw_verdict, discarded, repairs,
@@ -196,13 +194,9 @@ def solve(
         with timer.stage("certificates"):
             if engine == "deah-complete" and not repairs:
                 result.certificate_method, result.certificates_rechecked = _local_certificates(network, deah, basis, discarded)
-            elif isinstance(discarded, DiscardedList):  # faithful deah, no repair: made when read
-                discarded.on_demand = ExpressedCertificates(network, deah.bases, deah.step3.discards, basis)
+            else:  # faithful deah, any repaired run: each made when read
+                discarded.on_demand = ExpressedCertificates(network, deah.bases, table, basis)
                 result.certificate_method = "global elimination, when asked"
-            else:
-                result.certificate_method = "global elimination"
-                _global_certificates(network, basis, discarded)
-                result.certificates_rechecked = len(discarded)
     return result
 
 
@@ -259,33 +253,6 @@ def _local_certificates(network: Network, deah: DeahResult, basis: list[PathBloc
     return method, _recheck(network, deah, flat_basis, discarded)
 
 
-def _global_certificates(network: Network, basis: list[PathBlock], discarded) -> None:
-    """Every discard's certificate by elimination over the whole basis (``Expresser``: faithful
-    deah, and any run with a repair), each re-added by vector addition. A ``DiscardedList``
-    gets them as CSR arrays, a block of at most ``GLOBAL_CHUNK`` paths at a time; a list of
-    records, one per record, paths of one layer sequence expressed together."""
-    expresser = Expresser(network, basis)
-    if isinstance(discarded, DiscardedList):
-        lengths, idx, coef = [], [], []
-        for block in discarded.iter_blocks(GLOBAL_CHUNK):
-            found = expresser.express_block(block)
-            lengths.append(np.fromiter((len(c) for c in found), dtype=np.int64, count=len(found)))
-            terms = np.array([t for c in found for t in c], dtype=np.int64).reshape(-1, 2)
-            idx.append(terms[:, 0])
-            coef.append(terms[:, 1])
-        ptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths))]).astype(np.int64)
-        discarded.set_certificates(ptr, np.concatenate(idx), np.concatenate(coef))
-        return
-    by_layers: dict[tuple[int, ...], list[DiscardedPath]] = {}
-    for d in discarded:
-        by_layers.setdefault(d.layers, []).append(d)
-    for layers, group in by_layers.items():
-        block = PathBlock(layers, np.array([d.indices for d in group], dtype=np.int64).reshape(len(group), len(layers)))
-        for d, certificate in zip(group, expresser.express_block(block)):
-            d.certificate = certificate
-
-
-GLOBAL_CHUNK = 65_536  # discards expressed per block: their certificates as Python lists, then arrays
 RECHECK_LIMIT = 100_000  # finished certificates re-added in full by vector addition
 
 

@@ -82,20 +82,30 @@ def test_sdvchain_s_discard_table_reads_alike_every_way(net, seed):
 @given(networks(max_layers=6, max_width=4), st.integers(0, 5))
 @example(Network([3, 3, 3, 3, 3, 3, 3], skips=[(0, 2), (2, 4), (4, 6)]), 0)  # no repair: 54 discards
 @example(Network([4, 4, 4, 4, 4], skips=[(0, 2), (2, 4)]), 0)
+@example(Network([3, 3, 2, 4, 4], skips=[(1, 3), (1, 4), (2, 4)]), 0)  # repaired: 6 drops, 1 re-admission
 @settings(max_examples=30, deadline=None)
 def test_faithful_certificates_are_made_when_read(net, seed):
-    """Faithful deah with no repair makes each discard's certificate when it is read
-    (``ExpressedCertificates``): by index, by iteration (a run at a time), in ``why`` and in the
-    export it is the same, non-empty, and sums to the discarded path weight by weight."""
+    """Faithful deah makes each discard's certificate when it is read (``ExpressedCertificates``):
+    by index, by iteration (a run at a time), in ``why`` and in the export it is the same,
+    non-empty, and sums to the discarded path weight by weight; a repaired run's discards keep
+    the listing's order (``RepairedDiscards``)."""
     from basispath_graph import solve
     from basispath_graph.analysis.coordinates import check_certificate
     from basispath_graph.discarded import DiscardedList
 
     r = solve(net, "deah", seed)
-    if not isinstance(r.discarded, DiscardedList) or not len(r.discarded):  # repaired (listed), or nothing discarded
-        assert r.certificate_method in (None, "global elimination")
+    assert isinstance(r.discarded, DiscardedList)
+    if not len(r.discarded):
+        assert r.certificate_method is None
         return
     assert r.certificate_method == "global elimination, when asked"
+    # A repaired run's: Step 3's discards less the re-admitted ones, then the drops, in the
+    # order a listing of records has them (RepairedDiscards)
+    readmitted = {(x.substructure, x.layers, x.indices) for x in r.repairs if x.action == "readmit"}
+    step3 = [d for d in DiscardedList(r.deah.bases, r.deah.step3.discards) if (d.substructure, d.layers, d.indices) not in readmitted]
+    drops = [x for x in r.repairs if x.action == "drop"]
+    assert [(d.layers, d.indices, d.substructure, d.reason) for d in r.discarded] == \
+        [(d.layers, d.indices, d.substructure, d.reason) for d in step3] + [(x.layers, x.indices, x.substructure, x) for x in drops]
     assert r.summary()["certificate_max_size"] is None and r.discarded.certificate_lengths() is None
     certificates = [d.certificate for d in r.discarded]
     assert [r.discarded[k].certificate for k in range(len(r.discarded))] == certificates

@@ -30,6 +30,7 @@ __all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
 class RepairOutcome:
     kept: dict = field(default_factory=dict)  # group key -> [(block, rows)] kept: the union's runs, then each re-admitted row
     readmitted: set = field(default_factory=set)  # (key, row) of the discards re-admitted
+    dropped: list = field(default_factory=list)  # (key, rows, their Repair records) per union run, in order
     added: list = field(default_factory=list)  # (block, row) of the fallback paths added
     repairs: list[Repair] = field(default_factory=list)
 
@@ -62,6 +63,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     for (key, block, rows), view in zip(union, views):
         local = np.flatnonzero(in_core[start : start + len(rows)])
         keep = np.ones(len(rows), dtype=bool)
+        drops = []
         if len(local):
             made = view.take(local)
             for k, (at, w) in enumerate(zip(local.tolist(), weight_ids(made))):
@@ -69,8 +71,11 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
                     core_kept.append(start + at)
                 else:
                     keep[at] = False
-                    out.repairs.append(_repair("drop", spell(made, k), key))
+                    drops.append(_repair("drop", spell(made, k), key))
         out.kept.setdefault(key, []).append((block, rows[keep]))
+        if drops:
+            out.dropped.append((key, rows[~keep], drops))
+            out.repairs.extend(drops)
         start += len(rows)
     rank = len(peel.order) + span.rank
     if rank >= target:
