@@ -82,24 +82,23 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # for the tap lift (made on demand) and the checks of the union. Measured / estimated on the
 # calibration: deah-complete memory 0.68-1.47, time 0.62-1.61. Arguments: fixed, per weight, per
 # candidate, lowest, 0, 0, per candidate layer.
-# Faithful deah (layered cores) over depth as well as width, two models since its discards are
-# held as arrays and its B_r described (2026-11-28): a run whose union certifies holds little
-# more than its certificates (ResNet-18: 1.10 GB, was 17.7), a run that needs the repair holds
-# the exact elimination over the union (dense-8x128: 1.13 GB), which Step 1's features cannot
-# tell apart (one model was off 0.39-2.55x). So ``DEAH_MEMORY`` / ``DEAH_SECONDS`` are checked
-# before the run, and ``check_repair`` checks the repaired models once the union is known not to
-# certify, before the repair starts. Fitted by bench/fit_estimates.py to the records of
-# bench/calibration.json (densenet and resnet 8xW: all repaired) and
+# Faithful deah (layered cores) over depth as well as width, two models. Since 2026-11-28 its
+# discards stay Step 3's arrays (a repaired run's too), its B_r described, its certificates made
+# when read, and the repair eliminates only the union's core (after peeling): ResNet-18 0.65 GB
+# (was 17.7), a repaired ResNet-50 x1/8 0.40 GB (was 6.9). ``DEAH_MEMORY`` / ``DEAH_SECONDS``
+# are checked before the run, and ``check_repair`` checks the repaired models once the union is
+# known not to certify, before the repair starts. Fitted by bench/fit_estimates.py to the records
+# of bench/calibration.json (densenet and resnet 8xW: all repaired) and
 # bench/calibration-faithful.json (torchvision networks at channel level: ResNet-18 at widths
-# x1/16 to x1, ResNet-34, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at 7f8e78a /
-# 8e58ee0. Measured / estimated: no repair, memory 0.54-1.84, time 0.92-1.09; repaired, memory
-# 0.88-1.14, time 0.77-1.30. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per
-# candidate layer, per later candidate, per later candidate layer.
-DEAH_MEMORY = CostModel(1.278e08, 0, 0, 0.54, 0, 0, 18.27, 0, 0)
-DEAH_SECONDS = CostModel(0, 0, 3.872e-06, 0.91, 0, 0, 0, 1.652e-05, 1.594e-06)
+# x1/16 to x1, ResNet-34 to x1, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at
+# 08d90a1 (no repair) / 416268c (repaired). Measured / estimated: no repair, memory 0.61-1.64,
+# time 0.86-1.16; repaired, memory 0.85-1.18, time 0.74-1.35. Arguments: fixed, per weight, per
+# candidate, lowest, 0, 0, per candidate layer, per later candidate, per later candidate layer.
+DEAH_MEMORY = CostModel(7.542e07, 84.13, 0, 0.60, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0, 1.171e-07, 0, 0.85, 0, 0, 1.871e-07, 0, 2.142e-07)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(5.092e07, 0, 255.1, 0.87, 0, 0, 162.5, 0, 0)
-REPAIRED_SECONDS = CostModel(0, 0, 2.271e-05, 0.76, 0, 0, 2.257e-06, 0, 0)
+REPAIRED_MEMORY = CostModel(5.06e07, 0, 336.1, 0.84, 0, 0, 1.734, 0, 0)
+REPAIRED_SECONDS = CostModel(0, 0, 1.594e-05, 0.73, 0, 0, 1.112e-07, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -122,7 +121,7 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: memory 0.91-1.10, time 0.63-1.59. The time is put on candidate layers, as the layered deah
 #: model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(4.199e6, 0, 0, 0.90, 0, 0, 118.8)
+LAYER_DAG_DEAH_MEMORY = CostModel(4.851e6, 0, 0, 0.90, 0, 0, 118.8)
 LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.62, 0, 0, 5.551e-6)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
