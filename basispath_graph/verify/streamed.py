@@ -101,6 +101,9 @@ class _Rows:
     def take(self, rows) -> PathBlock:
         return PathBlock(self.layers, self.nodes[rows])
 
+    def column(self, k: int) -> np.ndarray:
+        return self.nodes[:, k].astype(np.int64)
+
 
 def stream_basis_file(path, source: str, rows) -> dict | None:
     """Read the basis file ``path`` into ``rows`` (``add``, ``restart``) a path at a time: the
