@@ -31,16 +31,29 @@ def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
 
 def fold_keys(columns: Iterable[np.ndarray], n: int) -> tuple[np.ndarray, int]:
     """``row_keys`` of the n rows whose columns ``columns`` gives one at a time (each made when
-    reached: SDVChain's parts of ResNet-18's B_r, 1.7 M paths of 18 hops, never held as a matrix)."""
+    reached: SDVChain's parts of ResNet-18's B_r, 1.7 M paths of 18 hops, never held as a matrix).
+    Columns are packed in mixed radix while the keys fit in int64 and renumbered densely
+    (one sort) only when the next would not, and at the end."""
     keys = np.zeros(n, dtype=np.int64)
-    count = 1 if n else 0
+    bound = 1  # every key < bound
     for col in columns:
         col = np.asarray(col, dtype=np.int64)
         span = int(col.max()) + 1 if n else 1
-        _, keys = np.unique(keys * span + col, return_inverse=True)
-        keys = keys.astype(np.int64).ravel()
-        count = int(keys.max()) + 1 if n else 0
-    return keys, count
+        if bound * span >= 2**62:  # the next column would overflow: make the keys dense first
+            keys, bound = _dense(keys)
+        keys = keys * span + col  # mixed radix: lexicographic order kept, no sort per column
+        bound *= span
+    keys, count = _dense(keys)
+    return keys, count if n else 0
+
+
+def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Keys renumbered 0 .. count - 1 in the same order, and count."""
+    if not len(keys):
+        return keys, 1
+    _, dense = np.unique(keys, return_inverse=True)
+    dense = dense.astype(np.int64).ravel()
+    return dense, int(dense.max()) + 1
 
 
 def radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
