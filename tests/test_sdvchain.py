@@ -117,3 +117,21 @@ def test_faithful_certificates_are_made_when_read(net, seed):
     d = r.discarded[len(r.discarded) - 1]
     why = r.why(list(zip(d.layers, d.indices)))
     assert [(t["coef"], t["index"]) for t in why["certificate"]] == [(c, i) for i, c in d.certificate]
+
+
+@given(st.integers(0, 40), st.integers(1, 9), st.sampled_from([2, 7, 1000, 2**20, 2**40]), st.integers(0, 2**31))
+@settings(max_examples=200, deadline=None)
+def test_row_keys_are_the_rank_of_each_row_among_the_distinct_rows(n, columns, high, seed):
+    """rowkeys.fold_keys (row_keys; SDVChain folds its hops this way): each row's key is the rank
+    of that row among the distinct rows in lexicographic order, however many columns, wide values
+    included (packed in mixed radix, renumbered only before int64 would overflow)."""
+    from basispath_graph.rowkeys import fold_keys, row_keys
+
+    rows = np.random.default_rng(seed).integers(0, high, size=(n, columns))
+    if n > 1:
+        rows[n // 2] = rows[0]  # a repeat
+    rank = {row: k for k, row in enumerate(sorted(set(map(tuple, rows.tolist()))))}
+    keys, count = row_keys(rows)
+    assert keys.tolist() == [rank[tuple(r)] for r in rows.tolist()] and count == len(rank)
+    folded, count = fold_keys(iter(rows.T), n)
+    assert folded.tolist() == keys.tolist() and count == len(rank)
