@@ -34,11 +34,12 @@ class DiscardedPath:
 
 
 class DiscardedList(RecordSequence):
-    """Step 3's discards in its order, kept as arrays (a run with no repair: a repair's records
-    make a list of ``DiscardedPath``). The certificates are CSR arrays set by ``solve``
-    (``set_certificates``), or, for a described run, made for each discard when it is read
-    (``on_demand``: an object with ``certificate(k)``, and ``block_certificates(block)`` when a
-    made block's are made together; ``deah.on_demand_certificates``)."""
+    """Step 3's discards in its order, kept as arrays (a repaired run's: less the re-admitted ones,
+    then the drops, ``deah.repaired_discards``). The certificates are CSR arrays set by ``solve``
+    (``set_certificates``: deah-complete's, listed), or made for each discard when it is read (a
+    described deah-complete run, faithful deah: ``on_demand``, an object with ``certificate(k)``,
+    and ``block_certificates(block)`` when a made block's are made together, as iteration does a
+    run of up to ``ITER_ROWS`` at a time; ``deah.on_demand_certificates``)."""
 
     def __init__(self, bases: dict[int, PathBlock], table: PartTable):
         self.bases, self.table = bases, table
@@ -105,12 +106,14 @@ class DiscardedList(RecordSequence):
                 k += 1
 
     def position(self, layers, indices) -> int | None:
-        """Where the path (``indices`` along ``layers``) is in the list; None if it is not."""
+        """Where the path (``indices`` along ``layers``) is in the list; None if it is not. Rows
+        with its first neuron are made, a run at a time (a described B_r's rows are made on reading)."""
         want, k = np.asarray(indices, dtype=np.int64), 0
-        for sub, rows in self.table.row_runs():
+        for sub, rows in self.table.row_runs(ITER_ROWS):
             block = self.bases[sub]
             if tuple(block.layers) == tuple(layers):
-                hit = np.flatnonzero((block.take(rows).nodes == want).all(axis=1))
+                near = np.flatnonzero(block.view(rows).column(0) == want[0])
+                hit = near[(block.take(rows[near]).nodes == want).all(axis=1)] if len(near) else near
                 if len(hit):
                     return k + int(hit[0])
             k += len(rows)
@@ -131,7 +134,8 @@ class DiscardedList(RecordSequence):
 
     @property
     def on_demand_only(self) -> bool:
-        """Whether the certificates are made only when a discard is read (a described run)."""
+        """Whether the certificates are made only when a discard is read (a described
+        deah-complete run, faithful deah)."""
         return self.ptr is None and self.on_demand is not None
 
     def certificate_lengths(self) -> np.ndarray | None:
@@ -152,7 +156,7 @@ def row_nodes(block, row: int) -> list[int]:
 
 def certificate_lengths(discarded) -> np.ndarray | None:
     """Number of basis paths in each discard's certificate (either kind of list); None when the
-    certificates are made on demand (a described deah-complete run: ``why`` makes one)."""
+    certificates are made on demand (a described deah-complete run, faithful deah: ``why`` makes one)."""
     if isinstance(discarded, DiscardedList):
         return discarded.certificate_lengths()
     return np.array([len(d.certificate) for d in discarded], dtype=np.int64)

@@ -225,7 +225,8 @@ def _max_length(discarded) -> int | None:
 
 def certificate_sizes(result: "Result") -> dict[int, int] | None:
     """How many discarded paths have a certificate of each size (number of basis paths); None
-    when the certificates are made on demand (a described run: ``why`` makes each)."""
+    when the certificates are made on demand (a described deah-complete run, faithful deah:
+    ``why`` makes each)."""
     lengths = certificate_lengths(result.discarded)
     if lengths is None:
         return None

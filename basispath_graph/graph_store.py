@@ -92,7 +92,7 @@ class _MadePaths(Sequence):
         """The kept and discarded paths of a rebuilt described run, in the stored path form."""
         net = result.network
         kept_blocks = lambda: iter_chunks(result.basis)  # noqa: E731
-        arrays = hasattr(result.discarded, "iter_blocks")  # Step 3's table: blocks; a repaired run's: records
+        arrays = hasattr(result.discarded, "iter_blocks")  # Step 3's table (DiscardedList): blocks; a layer DAG's: records
         # A discard spelled without its record: an on-demand certificate is not made to read a path.
         spelled = result.discarded.path if arrays else (lambda k: (result.discarded[k].layers, result.discarded[k].indices))
         if net.is_layered:

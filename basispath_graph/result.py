@@ -92,8 +92,8 @@ class Result:
     # How the discards' certificates were computed: "ear recursion" and "witness peeling" are
     # deah-complete's local ones (docs/deah-complete.md), "global elimination" the exact Expresser.
     certificate_method: str | None = None
-    # Certificates re-added weight by weight after they were made (all of them for the global
-    # elimination; for deah-complete's assembled ones, up to RECHECK_LIMIT spread over the table).
+    # Certificates re-added weight by weight in the solve (deah-complete's assembled ones, up to
+    # RECHECK_LIMIT spread over the table); 0 when each is re-added as it is made, when read.
     certificates_rechecked: int = 0
     # A general network: the paths of each part (core, tap_lift, extra, identity) and the core's
     # layer names ("core_layers"); ``core`` is the layered Result on the core (DEAH engines).

@@ -17,8 +17,8 @@ def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
     """(keys, count): keys[i] == keys[j] iff rows i and j are equal; keys ordered as the rows are
     lexicographically; count = number of distinct rows. Values must be >= 0.
 
-    Columns are folded one at a time: (key so far, next column) -> dense key, which never
-    overflows int64 however many columns there are.
+    Columns are folded one at a time in mixed radix (key so far x span + next column), the keys
+    renumbered densely whenever the next fold would overflow int64, and at the end.
 
     >>> row_keys(np.array([[2, 1], [0, 5], [2, 1]]))[0].tolist()
     [1, 0, 1]
@@ -41,6 +41,10 @@ def fold_keys(columns: Iterable[np.ndarray], n: int) -> tuple[np.ndarray, int]:
         span = int(col.max()) + 1 if n else 1
         if bound * span >= 2**62:  # the next column would overflow: make the keys dense first
             keys, bound = _dense(keys)
+        if bound * span >= 2**62:  # even dense keys would: rank the (key, column) pairs instead
+            _, keys = np.unique(np.stack([keys, col], axis=1), axis=0, return_inverse=True)
+            keys, bound = _dense(keys.astype(np.int64).ravel())
+            continue
         keys = keys * span + col  # mixed radix: lexicographic order kept, no sort per column
         bound *= span
     keys, count = _dense(keys)

@@ -5,8 +5,8 @@ returns is certified exactly (``verify.certify``). Faithful DEAH (paper, Section
 basis; then, unless ``repair=False``, the union is repaired by exact elimination and every change
 is recorded as a :class:`Repair`, apart from SDVChain's discards. Every discarded path gets a
 certificate: integer coefficients over the final basis, checked by vector addition. They are
-listed in the solve for deah-complete (made by its rules) and for a repaired run; a described
-deah-complete run and faithful deah with no repair make each when its discard is read.
+listed in the solve for deah-complete with no repair (made by its rules); a described
+deah-complete run, faithful deah and any repaired run make each when its discard is read.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ def solve(
         deah only: repair a union that is not certified (default); False returns raw DEAH.
     certificates : bool
         Give every discarded path a certificate, verified by vector addition (default): listed
-        in the solve, or made when its discard is read (a described deah-complete run, and
-        faithful deah with no repair: ``certificate_method`` says which).
+        in the solve, or made when its discard is read (a described deah-complete run, faithful
+        deah, any repaired run: ``certificate_method`` says which).
     memory_limit, time_limit : int bytes, float seconds, optional
         Refuse (``ResourceLimit``) before starting when the estimate is over the limit.
     max_substructures, relations, on_step1, on_stage

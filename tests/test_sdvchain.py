@@ -119,7 +119,7 @@ def test_faithful_certificates_are_made_when_read(net, seed):
     assert [(t["coef"], t["index"]) for t in why["certificate"]] == [(c, i) for i, c in d.certificate]
 
 
-@given(st.integers(0, 40), st.integers(1, 9), st.sampled_from([2, 7, 1000, 2**20, 2**40]), st.integers(0, 2**31))
+@given(st.integers(0, 40), st.integers(1, 9), st.sampled_from([2, 7, 1000, 2**20, 2**40, 2**61]), st.integers(0, 2**31))
 @settings(max_examples=200, deadline=None)
 def test_row_keys_are_the_rank_of_each_row_among_the_distinct_rows(n, columns, high, seed):
     """rowkeys.fold_keys (row_keys; SDVChain folds its hops this way): each row's key is the rank

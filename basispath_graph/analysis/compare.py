@@ -118,7 +118,7 @@ def column_from_result(label: str, result) -> Column:
         else:
             values.update(_rule_values(s3.rules.values()))
         values.update({f"{step}_discards": n for step, n in discards_by_step(result).items()})
-        lengths = certificate_lengths(result.discarded)  # None: made on demand (a described run)
+        lengths = certificate_lengths(result.discarded)  # None: made on demand (described deah-complete, faithful deah)
         values.update(certificate_max=None if lengths is None else int(lengths.max(initial=0)))
     return Column(label, "solved now", values, {k: round(v, 6) for k, v in result.timings.items()})
 

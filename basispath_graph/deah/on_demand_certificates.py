@@ -1,5 +1,6 @@
 """Certificates of discards made when one is read: a described deah-complete run's by the ear
-recursion (``OnDemandCertificates``), faithful deah's by global elimination (``ExpressedCertificates``).
+recursion (``OnDemandCertificates``), faithful deah's and any repaired run's by global
+elimination (``ExpressedCertificates``).
 
 A described run (``guards.DESCRIBED_ABOVE``: every block p_0 or an ear, the B_r held as
 ``SubroutineRows``) has millions of discards (ResNet-18's core: 4.1 M); listing a certificate for
@@ -58,7 +59,7 @@ class OnDemandCertificates:
 
 
 class ExpressedCertificates:
-    """Certificates of faithful deah's discards (a run with no repair), made when read: each
+    """Certificates of faithful deah's discards, and of any repaired run's, made when read: each
     by global elimination over the basis (``verify.Expresser``, prepared on the first request:
     the basis peeled by holders, O(m) numbers) and re-added by vector addition before it is
     returned. Listing one for each of ResNet-18's 4.1 M discards took 82% of the solve and its

@@ -96,7 +96,7 @@ class Expresser:
     # -- construction ------------------------------------------------------------------
 
     def _path(self, i: int) -> list[int]:
-        return self._wids[self._ptr[i] : self._ptr[i + 1]].tolist()
+        return self._peeled.vector(i)
 
     def _weight_text(self, w: int) -> str:
         return describe_weight(self.network, w)
