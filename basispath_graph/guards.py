@@ -91,14 +91,14 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # of bench/calibration.json (densenet and resnet 8xW: all repaired) and
 # bench/calibration-faithful.json (torchvision networks at channel level: ResNet-18 at widths
 # x1/16 to x1, ResNet-34 to x1, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at
-# 08d90a1 (no repair) / 416268c (repaired). Measured / estimated: no repair, memory 0.61-1.64,
-# time 0.86-1.16; repaired, memory 0.85-1.18, time 0.74-1.35. Arguments: fixed, per weight, per
+# 678e8cc (Step 3's keys folded in mixed radix). Measured / estimated: no repair, memory
+# 0.62-1.62, time 0.78-1.28; repaired, memory 0.85-1.18, time 0.72-1.39. Arguments: fixed, per weight, per
 # candidate, lowest, 0, 0, per candidate layer, per later candidate, per later candidate layer.
-DEAH_MEMORY = CostModel(7.542e07, 84.13, 0, 0.60, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0, 1.171e-07, 0, 0.85, 0, 0, 1.871e-07, 0, 2.142e-07)
+DEAH_MEMORY = CostModel(7.534e07, 87.07, 0, 0.60, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0, 6.801e-07, 0, 0.77, 0, 0, 5.589e-09, 0, 2.236e-07)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(5.06e07, 0, 336.1, 0.84, 0, 0, 1.734, 0, 0)
-REPAIRED_SECONDS = CostModel(0, 0, 1.594e-05, 0.73, 0, 0, 1.112e-07, 0, 0)
+REPAIRED_MEMORY = CostModel(4.961e07, 0, 343.5, 0.84, 0, 0, 0.5404, 0, 0)
+REPAIRED_SECONDS = CostModel(0, 0, 0, 0.70, 0, 0, 0, 2.002e-05, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -118,11 +118,12 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
 #: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
 #: GoogLeNet, Inception-v3, DenseNet-121 and WRN-16-4 whole stay refused. Measured / estimated:
-#: memory 0.91-1.10, time 0.63-1.59. The time is put on candidate layers, as the layered deah
+#: memory 0.91-1.10, time 0.57-1.76 (Inception-v3 x1/32 re-measured 2026-11-28 at 678e8cc, x1/16
+#: as measured at 81a40f9). The time is put on candidate layers, as the layered deah
 #: model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(4.851e6, 0, 0, 0.90, 0, 0, 118.8)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.62, 0, 0, 5.551e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(4.837e6, 0, 0, 0.90, 0, 0, 118.8)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.56, 0, 0, 5.022e-6)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
