@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .deah.discard_table import PartTable, RecordSequence
-from .network import PathBlock
+from .network import PathBlock, rows_matching
 
 __all__ = ["DiscardedPath", "DiscardedList", "certificate_lengths"]
 
@@ -112,8 +112,7 @@ class DiscardedList(RecordSequence):
         for sub, rows in self.table.row_runs(ITER_ROWS):
             block = self.bases[sub]
             if tuple(block.layers) == tuple(layers):
-                near = np.flatnonzero(block.view(rows).column(0) == want[0])
-                hit = near[(block.take(rows[near]).nodes == want).all(axis=1)] if len(near) else near
+                hit = rows_matching(block.view(rows), want)
                 if len(hit):
                     return k + int(hit[0])
             k += len(rows)

@@ -28,7 +28,7 @@ from .general.described_lookup import ABSENT, core_path, described_core_lookup, 
 from .deah.described_file import described_deah_document
 from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason, sdvchain_rule
 from .general.paths import find_general_path, format_general_path, read_any_general_path
-from .network import Network
+from .network import Network, rows_matching
 from .verify import Verdict, read_path
 
 __all__ = ["Result", "Repair", "PlainPath"]
@@ -473,10 +473,7 @@ def _find_row(blocks, layers, indices) -> tuple[int, int] | None:
     start, row = 0, np.asarray(indices, dtype=np.int64)
     for k, b in enumerate(blocks):
         if tuple(b.layers) == tuple(layers) and len(b):
-            # Rows with the path's first neuron, then only those made: a described block's rows
-            # are made on reading (ResNet-18's basis: 11 M rows).
-            near = np.flatnonzero(b.column(0) == row[0])
-            hit = near[(b.take(near).nodes == row).all(axis=1)] if len(near) else near
+            hit = rows_matching(b, row)
             if len(hit):
                 return k, start + int(hit[0])
         start += len(b)
