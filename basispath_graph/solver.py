@@ -54,7 +54,7 @@ def _repair(network: Network, deah: DeahResult, seed: int):
         network.basis_size, network.m,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
         ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
-        skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
+        lambda: skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
     )
     kept = {idx: np.sort(np.concatenate([r for _, r in runs])) for idx, runs in out.kept.items()}  # substructure idx -> rows of B_r kept
     return kept, out.readmitted, taken_blocks(out.added), out.repairs, out.dropped

@@ -330,25 +330,26 @@ class _Block:
        st.integers(1, 3), st.integers(0, 4))
 def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
     """Blocks of vectors with the same number of coordinates (rows of weight ids): the same
-    peeled count and the same core as peel on their CSR arrays, whatever the chunk size; and
+    peeled count and the same core as peel on their CSR arrays, whatever the chunk size (weight
+    ids made at a time: blocks of 15 rows cut into chunks of max(2**chunk_log, m) // hops); and
     peel_result_by_holders (what Expresser peels with) gives peel's whole result."""
     import numpy as np
 
     from basispath_graph.linalg import peeling
 
     vectors = [v[:hops] for v in vectors if len(v) >= hops and max(v[:hops]) < m]
-    blocks = [_Block(np.array(vectors[i:i + 5], dtype=np.int64).reshape(-1, hops)) for i in range(0, len(vectors), 5)]
+    blocks = [_Block(np.array(vectors[i:i + 15], dtype=np.int64).reshape(-1, hops)) for i in range(0, len(vectors), 15)]
     ptr = np.arange(0, hops * len(vectors) + 1, hops)
     want = peeling.peel(ptr, np.array(vectors, dtype=np.int64).reshape(-1), m)
-    old = peeling._ROWS
-    peeling._ROWS = 2**chunk_log
+    old = peeling._ENTRIES
+    peeling._ENTRIES = 2**chunk_log
     try:
         peeled, core = peeling.peel_by_holders(blocks, lambda b: b.rows, m)
         whole = peeling.peel_result_by_holders(blocks, lambda b: b.rows, m)
     finally:
-        peeling._ROWS = old
+        peeling._ENTRIES = old
     assert peeled == want.n_peeled
-    assert sorted(core) == sorted(vectors[i] for i in want.core.tolist())
+    assert sorted(core) == sorted(vectors[i] for i in want.core.tolist()) and len(core) == len(want.core)
     # the whole result is peel's: the same vectors in the same order, the same pivots and rounds
     assert whole.order.tolist() == want.order.tolist() and whole.private.tolist() == want.private.tolist()
     assert whole.core.tolist() == want.core.tolist() and whole.round_ends.tolist() == want.round_ends.tolist()

@@ -36,12 +36,13 @@ class RepairOutcome:
 
 
 def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np.ndarray]],
-                 discards: Iterable[tuple[Hashable, object, np.ndarray]], fallback: Iterable, weight_ids: Callable,
+                 discards: Iterable[tuple[Hashable, object, np.ndarray]], fallback: Callable[[], Iterable], weight_ids: Callable,
                  spell: Callable) -> RepairOutcome:
     """The three passes (the module doc) up to rank ``target`` (m - H, over ``m`` weights).
     ``union``: (key, block, rows) in order (key: the substructure, or None); ``discards``: (key,
     block, rows), runs in the order Step 3 made them (``PartTable.row_runs``: a described B_r's
-    rows made a run at a time, not one by one); ``fallback``: blocks; ``weight_ids(block)``:
+    rows made a run at a time, not one by one); ``fallback()``: blocks, made only if the third
+    pass starts (a skeleton's m - H paths: ResNet-50 x1/8's took 120 MB); ``weight_ids(block)``:
     (paths, hops) weight ids; ``spell(block, k)``: (layers, indices, taps) of row ``k`` of a
     made block, as a ``Repair`` names a path (the union's and the discards' runs pass the run
     made, the fallback its block).
@@ -106,7 +107,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
                 out.kept.setdefault(key, []).append((block, np.array([row], dtype=np.int64)))
                 out.readmitted.add((key, row))
                 out.repairs.append(_repair("readmit", spell(made, k), key))
-    for block in fallback:
+    for block in fallback() if rank < target else ():
         if rank >= target:
             break
         for row, w in enumerate(weight_ids(block)):

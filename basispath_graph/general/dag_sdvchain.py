@@ -151,7 +151,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
         + [(None, b, np.arange(len(b))) for b in outside],
         ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
-        skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
+        lambda: skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
     )
     basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
     return basis, out.readmitted, out.repairs
