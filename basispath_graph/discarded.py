@@ -17,7 +17,7 @@ import numpy as np
 from .deah.discard_table import PartTable, RecordSequence
 from .network import PathBlock, rows_matching
 
-__all__ = ["DiscardedPath", "DiscardedList", "certificate_lengths"]
+__all__ = ["DiscardedPath", "DiscardedList", "certificate_lengths", "discards_named"]
 
 
 @dataclass
@@ -144,6 +144,19 @@ class DiscardedList(RecordSequence):
 
 
 ITER_ROWS = 65_536  # discards' rows made at once when iterating
+
+
+def discards_named(discards: PartTable, bases, keys: set, path_keys) -> Iterator[tuple[tuple, int]]:
+    """(key, index among Step 3's ``discards``) of each discard whose path is named in ``keys``:
+    the paths a repair re-admitted (``path_keys(block)``: each row's key, as the caller names a
+    path). Rows are made a run of up to ``ITER_ROWS`` at a time, no record made (ResNet-18 has
+    2.6 M discards)."""
+    k = 0
+    for sub, rows in discards.row_runs(ITER_ROWS):
+        for j, key in enumerate(path_keys(bases[sub].take(rows))):
+            if key in keys:
+                yield key, k + j
+        k += len(rows)
 
 
 def row_nodes(block, row: int) -> list[int]:

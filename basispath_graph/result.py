@@ -17,7 +17,7 @@ import numpy as np
 
 from .analysis.coordinates import check_certificate, coordinates
 from .analysis.general_coordinates import check_general_certificate, general_coordinates
-from .discarded import ITER_ROWS, DiscardedPath, DiscardedList
+from .discarded import ITER_ROWS, DiscardedPath, DiscardedList, discards_named
 from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
 from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, record_document, rule_document, summary, why_reason
@@ -306,18 +306,14 @@ class Result:
         if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in self.repairs):
             return None
         reason = why_reason({"step": "repair", "action": "readmit"})
-        discards, k = deah.step3.discards, 0
-        for sub, rows in discards.row_runs(ITER_ROWS):  # a run of rows made at a time
-            made = deah.bases[sub].take(rows)
-            if self.deah is not None:
-                found = [_path_key(made.layers, row) for row in made.nodes]
-            else:
-                found = [_path_key(*p) for p in general_path_keys(self.network, made)]
-            if key in found:
-                disc = discards[k + found.index(key)]
-                earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
-                return {**reason, "earlier": earlier}
-            k += len(rows)
+        if self.deah is not None:
+            keys = lambda made: [_path_key(made.layers, row) for row in made.nodes]  # noqa: E731
+        else:
+            keys = lambda made: [_path_key(*p) for p in general_path_keys(self.network, made)]  # noqa: E731
+        for _, k in discards_named(deah.step3.discards, deah.bases, {key}, keys):
+            disc = deah.step3.discards[k]
+            earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
+            return {**reason, "earlier": earlier}
         return reason
 
     def _substructure_layers(self, idx) -> list[int] | None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
 from ..deah.step3_sdvchain import Discard
-from ..discarded import ITER_ROWS, DiscardedList
+from ..discarded import DiscardedList, discards_named
 from ..general.blocks import GeneralBlock, general_path_keys
 from ..solver import Repair, SolveResult
 from . import resume
@@ -239,13 +239,10 @@ def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, 
     # Paths SDVChain discarded that the repair re-admitted keep both records: their keys read a
     # run of rows at a time, a record made only for a re-admitted one (ResNet-18 has 2.6 M discards).
     if readmitted:
-        discards, k = deah.step3.discards, 0
-        for sub, rows in discards.row_runs(ITER_ROWS):
-            for j, key in enumerate(_row_keys(result.network, deah.bases[sub].take(rows))):
-                if key in readmitted:
-                    records.append(_discard_row(run_id, len(records), form, discards[k + j], deah.bases))
-                    reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
-            k += len(rows)
+        discards = deah.step3.discards
+        for key, k in discards_named(discards, deah.bases, readmitted, lambda made: _row_keys(result.network, made)):
+            records.append(_discard_row(run_id, len(records), form, discards[k], deah.bases))
+            reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
     for r in result.repairs:
         if r.action != "drop":
             records.append(_discard_row(run_id, len(records), form, r, deah.bases))
