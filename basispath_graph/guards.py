@@ -91,14 +91,16 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # of bench/calibration.json (densenet and resnet 8xW: all repaired) and
 # bench/calibration-faithful.json (torchvision networks at channel level: ResNet-18 at widths
 # x1/16 to x1, ResNet-34 to x1, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at
-# 678e8cc (Step 3's keys folded in mixed radix). Measured / estimated: no repair, memory
-# 0.62-1.62, time 0.78-1.28; repaired, memory 0.85-1.18, time 0.72-1.39. Arguments: fixed, per weight, per
-# candidate, lowest, 0, 0, per candidate layer, per later candidate, per later candidate layer.
+# 678e8cc (Step 3's keys folded in mixed radix), the repaired ones again at 0daa575 (the union's
+# core held compactly: ResNet-50 x1/4 1.34 GiB -> 532 MB), ResNet-50 x1/4 added. Measured /
+# estimated: no repair, memory 0.62-1.62, time 0.78-1.28; repaired, memory 0.71-1.41, time
+# 0.68-1.46. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per
+# later candidate, per later candidate layer.
 DEAH_MEMORY = CostModel(7.534e07, 87.07, 0, 0.60, 0, 0, 0, 0, 0)
 DEAH_SECONDS = CostModel(0, 6.801e-07, 0, 0.77, 0, 0, 5.589e-09, 0, 2.236e-07)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(4.961e07, 0, 343.5, 0.84, 0, 0, 0.5404, 0, 0)
-REPAIRED_SECONDS = CostModel(0, 0, 0, 0.70, 0, 0, 0, 2.002e-05, 0)
+REPAIRED_MEMORY = CostModel(5.747e07, 0, 0, 0.70, 0, 0, 0, 226.8, 0)
+REPAIRED_SECONDS = CostModel(0, 0, 0, 0.68, 0, 0, 0, 2.127e-05, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -117,13 +119,13 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
 #: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
 #: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
-#: GoogLeNet, Inception-v3, DenseNet-121 and WRN-16-4 whole stay refused. Measured / estimated:
-#: memory 0.91-1.10, time 0.57-1.76 (Inception-v3 x1/32 re-measured 2026-11-28 at 678e8cc, x1/16
-#: as measured at 81a40f9). The time is put on candidate layers, as the layered deah
-#: model's, so that a deeper DAG is estimated dearer.
+#: GoogLeNet, Inception-v3, DenseNet-121 and WRN-16-4 whole stay refused. Every record re-measured
+#: 2026-11-28 at 0daa575 (the repair's core held compactly: SqueezeNet 1.1 7.47 -> 5.81 GB).
+#: Measured / estimated: memory 0.81-1.24, time 0.79-1.26. The time is put on candidate layers, as
+#: the layered deah model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(4.837e6, 0, 0, 0.90, 0, 0, 118.8)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.56, 0, 0, 5.022e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(7.228e6, 0, 0, 0.80, 0, 0, 103.6)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.79, 0, 0, 2.987e-6)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
