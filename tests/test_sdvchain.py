@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -119,19 +120,29 @@ def test_faithful_certificates_are_made_when_read(net, seed):
     assert [(t["coef"], t["index"]) for t in why["certificate"]] == [(c, i) for i, c in d.certificate]
 
 
-@given(st.integers(0, 40), st.integers(1, 9), st.sampled_from([2, 7, 1000, 2**20, 2**40, 2**61]), st.integers(0, 2**31))
-@settings(max_examples=200, deadline=None)
-def test_row_keys_are_the_rank_of_each_row_among_the_distinct_rows(n, columns, high, seed):
+@given(st.integers(0, 40), st.lists(st.sampled_from([2, 7, 1000, 2**20, 2**40, 2**61, -3]), min_size=1, max_size=9),
+       st.integers(0, 2**31), st.sampled_from([None, 4, 64]))
+@settings(max_examples=300, deadline=None)
+def test_row_keys_are_the_rank_of_each_row_among_the_distinct_rows(n, highs, seed, table):
     """rowkeys.fold_keys (row_keys; SDVChain folds its hops this way): each row's key is the rank
     of that row among the distinct rows in lexicographic order, however many columns, wide values
-    included (packed in mixed radix, renumbered only before int64 would overflow)."""
+    included (packed in mixed radix, renumbered by a table while the range is small, by a sort in
+    the order of the last one before int64 would overflow). ``table``: a tiny table limit, so that
+    tables and sorts alternate on a few rows; a column of ``-3``: three wide values, so that rows
+    still tie when a sort is needed."""
+    from basispath_graph import rowkeys
     from basispath_graph.rowkeys import fold_keys, row_keys
 
-    rows = np.random.default_rng(seed).integers(0, high, size=(n, columns))
+    rng = np.random.default_rng(seed)
+    rows = np.stack([rng.integers(0, high, size=n) if high > 0 else rng.integers(0, 2**61, size=-high)[rng.integers(0, -high, size=n)]
+                     for high in highs], axis=1).reshape(n, len(highs))
     if n > 1:
         rows[n // 2] = rows[0]  # a repeat
     rank = {row: k for k, row in enumerate(sorted(set(map(tuple, rows.tolist()))))}
-    keys, count = row_keys(rows)
-    assert keys.tolist() == [rank[tuple(r)] for r in rows.tolist()] and count == len(rank)
-    folded, count = fold_keys(iter(rows.T), n)
-    assert folded.tolist() == keys.tolist() and count == len(rank)
+    with pytest.MonkeyPatch.context() as patch:
+        if table is not None:
+            patch.setattr(rowkeys, "_table_limit", lambda n: table)
+        keys, count = row_keys(rows)
+        assert keys.tolist() == [rank[tuple(r)] for r in rows.tolist()] and count == len(rank)
+        folded, count = fold_keys(iter(rows.T), n)
+        assert folded.tolist() == keys.tolist() and count == len(rank)
