@@ -331,7 +331,7 @@ class _Block:
 def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
     """Blocks of vectors with the same number of coordinates (rows of weight ids): the same
     peeled count and the same core as peel on their CSR arrays, whatever the chunk size (weight
-    ids made at a time: blocks of 15 rows cut into chunks of max(2**chunk_log, m) // hops); and
+    ids made at a time: blocks of 15 rows cut into chunks of max(2**chunk_log, m // 4) // hops); and
     peel_result_by_holders (what Expresser peels with) gives peel's whole result."""
     import numpy as np
 

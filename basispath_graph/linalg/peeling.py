@@ -130,14 +130,16 @@ def peel_entries(r: np.ndarray, c: np.ndarray, n: int, width: int) -> PeelResult
     return _peel(n, width, r, c, col_ptr, col_order, row_ptr, row_order)
 
 
-_ENTRIES = 1 << 20  # weight ids made at a time (peel_by_holders), or m where m is more
+_ENTRIES = 1 << 20  # weight ids made at a time (peel_by_holders), or m / 4 where that is more
 
 
 def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int):
     """(weight ids, vector id of each) of the vectors ``ids`` (ascending; a vector's id is its
-    block's start plus its row), about max(``_ENTRIES``, m) weight ids at a time: each chunk's
-    arrays are O(m), as the counters are, and each O(m) ``bincount`` is paid for by as many
-    entries. (Chunks of 2**19 paths took 160 MB over ResNet-50 x1/8's 3 MB of counters.)"""
+    block's start plus its row), about max(``_ENTRIES``, m / 4) weight ids at a time: a chunk's
+    arrays (the paths made, their ids, whom they belong to) cost about as much as the two
+    counters, and each O(m) ``bincount`` is paid for by m / 4 entries. (Chunks of 2**19 paths
+    took 160 MB over ResNet-50 x1/8's 6 MB of counters; chunks of m entries, 1.5 GB over whole
+    ResNet-50's 400 MB.)"""
     which = np.searchsorted(starts, ids, side="right") - 1
     cuts = np.flatnonzero(np.diff(which)) + 1
     for part in np.split(np.arange(len(ids)), cuts):
@@ -145,7 +147,7 @@ def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray
             continue
         b = int(which[part[0]])
         hops = weight_ids(blocks[b].take(ids[part[:1]] - starts[b])).shape[1]  # one row made to learn them
-        rows = max(1, max(_ENTRIES, m) // max(1, hops))
+        rows = max(1, max(_ENTRIES, m // 4) // max(1, hops))
         for lo in range(0, len(part), rows):
             chunk = ids[part[lo:lo + rows]]
             w = weight_ids(blocks[b].take(chunk - starts[b]))
