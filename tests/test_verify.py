@@ -18,6 +18,8 @@ from oracle import Span, count_paths, oracle_for, skeleton_basis  # noqa: E402
 
 from basispath_graph.network import Network, PathBlock  # noqa: E402
 from basispath_graph.verify import (  # noqa: E402
+    P1,
+    P2,
     DependentBasisError,
     Expresser,
     IncrementalBasis,
@@ -270,6 +272,33 @@ def test_second_prime_confirms_shortfall():
     assert inc.add([3]) is True
     with pytest.raises(ValueError, match="repeats"):
         inc.add([4, 4])
+
+
+@given(st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True), max_size=24), st.integers(1, 6),
+       st.sampled_from([(2, 3), (3, 2), (2, 5), (P1, P2)]))
+@settings(max_examples=200, deadline=None)
+def test_greedy_choice_keeps_what_incremental_basis_keeps(rows, run, primes):
+    """verify.rank.greedy_choice (the repair's greedy over its union's core, one prime's
+    elimination held at a time) keeps exactly the rows IncrementalBasis.add keeps, run by run,
+    with small primes too: where one prime drops a row independent over Q ({0,1}, {1,2}, {0,2}
+    modulo 2), IncrementalBasis is run instead."""
+    from basispath_graph.verify.rank import greedy_choice
+
+    inc = IncrementalBasis(None, primes=primes)
+    want = [inc.add(r) for r in rows]
+    runs = [rows[i : i + run] for i in range(0, len(rows), run)]
+    got = greedy_choice(lambda: (np.array(r, dtype=object) if len({len(x) for x in r}) > 1 else np.array(r) for r in runs), primes)
+    assert [bool(k) for keep in got for k in keep] == want and [len(k) for k in got] == [len(r) for r in runs]
+
+
+def test_greedy_choice_falls_back_where_the_primes_disagree():
+    # modulo 2 the third row is dropped, modulo 3 kept: IncrementalBasis keeps it (the second
+    # prime separates it), and so does greedy_choice
+    from basispath_graph.verify.rank import greedy_choice
+
+    rows = np.array([[0, 1], [1, 2], [0, 2]])
+    assert [k.tolist() for k in greedy_choice(lambda: [rows], (2, 3))] == [[True, True, True]]
+    assert [k.tolist() for k in greedy_choice(lambda: [rows], (2,))] == [[True, True, False]]
 
 
 def _rank_over_q(rows):

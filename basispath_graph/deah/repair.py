@@ -21,7 +21,7 @@ from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders
 from ..verify import IncrementalBasis
-from ..verify.rank import compact_csr
+from ..verify.rank import compact_csr, greedy_choice
 
 __all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
 
@@ -61,27 +61,27 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     peel = peel_result_by_holders(views, weight_ids, m)
     in_core = np.zeros(sum(map(len, views)), dtype=bool)
     in_core[peel.core] = True
-    span, out, core_kept, start = IncrementalBasis(None), RepairOutcome(), [], 0
-    # Core rows are made a run at a time and spelled from that made block (``made``, position
-    # k): a described B_r makes one row alone in tens of microseconds.
-    for (key, block, rows), view in zip(union, views):
-        local = np.flatnonzero(in_core[start : start + len(rows)])
-        keep = np.ones(len(rows), dtype=bool)
-        drops = []
-        if len(local):
-            made = view.take(local)
-            for k, (at, w) in enumerate(zip(local.tolist(), weight_ids(made))):
-                if span.add(w):
-                    core_kept.append(start + at)
-                else:
-                    keep[at] = False
-                    drops.append(_repair("drop", spell(made, k), key))
+    starts = np.concatenate([[0], np.cumsum([len(v) for v in views])]).astype(np.int64)
+    local = [np.flatnonzero(in_core[starts[r] : starts[r + 1]]) for r in range(len(views))]
+    # The core's rows, made a chunk at a time for each pass of the greedy choice (a described
+    # B_r makes one row alone in tens of microseconds, a chunk of them at once).
+    chunks = [(r, local[r][at : at + _CORE_ROWS]) for r in range(len(views)) for at in range(0, len(local[r]), _CORE_ROWS)]
+    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks))
+    keeps = [np.ones(len(v), dtype=bool) for v in views]
+    for (r, rows), kept in zip(chunks, choice):
+        keeps[r][rows[~kept]] = False
+    out, core_kept = RepairOutcome(), []
+    for r, ((key, block, rows), view) in enumerate(zip(union, views)):
+        keep = keeps[r]
+        core_kept.extend((starts[r] + local[r][keep[local[r]]]).tolist())
         out.kept.setdefault(key, []).append((block, rows[keep]))
-        if drops:
-            out.dropped.append((key, rows[~keep], drops))
+        dropped = np.flatnonzero(~keep)
+        if len(dropped):  # spelled from the dropped rows, made together
+            made = view.take(dropped)
+            drops = [_repair("drop", spell(made, k), key) for k in range(len(dropped))]
+            out.dropped.append((key, rows[dropped], drops))
             out.repairs.extend(drops)
-        start += len(rows)
-    rank = len(peel.order) + span.rank
+    rank = len(peel.order) + len(core_kept)
     if rank >= target:
         return out
     # Short of rank: the kept paths modulo the peeled ones, then each candidate's residual.
@@ -118,6 +118,9 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
                 out.added.append((block, row))
                 out.repairs.append(_repair("add", spell(block, row), None))
     return out
+
+
+_CORE_ROWS = 1 << 16  # core rows made at once for the greedy choice
 
 
 def _residual(peeled: PeeledTriangle, weights: list[int]) -> dict[int, int]:
