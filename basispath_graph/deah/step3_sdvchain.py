@@ -104,16 +104,17 @@ class _Call:
         return len(self.rows)
 
     def rows_of(self, which: slice) -> np.ndarray:
-        return self.rows[which]
+        return self.rows[which].astype(np.int64)
 
 
 class SdvDiscards(PartTable):
     """SDVChain's discards, call after call, kept as arrays: a ``Discard`` (its weight tuples
     Ep_j, UCP_j*, IEp, shared part) is built only when read. As objects they cost about 1.6 kB a
-    discard (ResNet-18's core: 4.1 M of them), the arrays 24 bytes."""
+    discard (ResNet-18's core: 4.1 M of them), the arrays 12 bytes (int32 rows: whole ResNet-50's
+    49 M discards held 1.17 GB as int64 from Step 3 to the end of the run)."""
 
     def add_call(self, step: str, chain: int, src: int, dst: int, shared_pairs: tuple, rows, ep_rows, star_rows) -> None:
-        self._add(_Call(step, chain, src, dst, shared_pairs, rows, ep_rows, star_rows))
+        self._add(_Call(step, chain, src, dst, shared_pairs, _narrow(rows), _narrow(ep_rows), _narrow(star_rows)))
 
     def _materialise(self, call: _Call, which: slice):
         network, base, target = self.network, self.bases[call.src], self.bases[call.idx]
@@ -135,6 +136,11 @@ class SdvDiscards(PartTable):
         for call in self._parts:
             out[call.step] += len(call)
         return out
+
+
+def _narrow(rows: np.ndarray) -> np.ndarray:
+    """Rows of a B_r as int32 where they fit (read back as int64: ``_Call.rows_of``)."""
+    return rows.astype(np.int32) if len(rows) and int(rows.max()) < 2**31 else rows
 
 
 @dataclass
