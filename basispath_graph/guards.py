@@ -93,15 +93,17 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # x1/16 to x1, ResNet-34 to x1, VGG-16/19; ResNet-50 repaired), re-measured 2026-11-28 at
 # 678e8cc, every one again at 27a63a6 (the repair's core held compactly: ResNet-50 x1/4 1.34 GiB
 # -> 510 MB; Step 3's keys ranked by tables and sorts in kept orders: ResNet-18 25 -> 11 s),
-# ResNet-50 x1/4 added. Whole ResNet-50 (6.3 GB, repaired) is not among them: it runs past the
-# bench's limits. Measured / estimated: no repair, memory 0.68-1.47, time 0.70-1.43; repaired,
-# memory 0.74-1.35, time 0.55-1.81. Arguments: fixed, per weight, per candidate, lowest, 0, 0,
-# per candidate layer, per later candidate, per later candidate layer.
+# ResNet-50 x1/4 added, the ResNet-50 ones again at 14b2ed3 (the repair's greedy choice one
+# prime at a time, the discards int32) with whole ResNet-50 added (704 s, 3.45 GB, repaired:
+# without it the repaired model gave it 10.4 GB). Measured / estimated: no repair, memory
+# 0.68-1.47, time 0.70-1.43; repaired, memory 0.64-1.55, time 0.56-1.78. Arguments: fixed, per
+# weight, per candidate, lowest, 0, 0, per candidate layer, per later candidate, per later
+# candidate layer.
 DEAH_MEMORY = CostModel(1.066e08, 53.51, 0, 0.67, 0, 0, 0, 0, 0)
 DEAH_SECONDS = CostModel(0.08431, 3.345e-07, 0, 0.69, 0, 0, 7.799e-08, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.35e07, 0, 0, 0.73, 0, 0, 0, 198.6, 0)
-REPAIRED_SECONDS = CostModel(1.159, 0, 0, 0.55, 0, 0, 0, 1.496e-05, 0)
+REPAIRED_MEMORY = CostModel(1.084e08, 0, 0, 0.64, 0, 0, 0, 108.8, 0)
+REPAIRED_SECONDS = CostModel(1.135, 0, 0, 0.56, 0, 0, 0, 1.536e-05, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,

@@ -81,7 +81,7 @@ def test_a_run_over_the_time_estimate_leaves_no_trace(dense_spec, store_uri):
     # refused then, the run leaves no trace either
     r = cli("run", dense_spec, "--store", store, "--engine", "deah", "--max-seconds", "10", "-q", check=2)
     assert r.stderr.endswith(
-        "deah's repair (1,352,960 candidate paths in the B_r of 29 substructures; the union is not a basis) would take about 19 s "
+        "deah's repair (1,352,960 candidate paths in the B_r of 29 substructures; the union is not a basis) would take about 20 s "
         "(at least 11 s), over the limit of 10 s; use --engine deah-complete (certified with no repair) or --engine skeleton, "
         "or raise --max-seconds / BASISPATH_MAX_SECONDS\n") and r.stderr.count("\n") == 1
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
