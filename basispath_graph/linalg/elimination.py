@@ -130,8 +130,8 @@ class Echelon:
         else:
             s = pow(v[e], p - 2, p)
             # Held as two machine-integer arrays, not a dict: 16 bytes an entry instead of about
-            # 100 (a dict slot and two int objects). The repair's core elimination held
-            # ResNet-50 x1/8's 13,964 kept paths in some 200 MB as dicts.
+            # 100 (a dict slot and two int objects); the repair's elimination of a union's core
+            # holds a row of some 70 entries for each kept core path (ResNet-50 x1/8: 13,964).
             v = (array("q", v), array("q", v.values() if s == 1 else (c * s % p for c in v.values())))
         if self.recipes:
             self.number[e] = len(self.scale)

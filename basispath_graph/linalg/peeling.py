@@ -154,7 +154,7 @@ def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray
             yield w.ravel(), np.repeat(chunk, w.shape[1])
 
 
-def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, list[list[int]]]:
+def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, CoreRows]:
     """:func:`peel` on the paths of ``blocks`` (anything with ``len`` and ``take(rows)``) without
     their CSR arrays: (number peeled, weight ids of each core vector: ``CoreRows``).
 
