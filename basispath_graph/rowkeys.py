@@ -15,7 +15,8 @@ __all__ = ["RowIndex", "first_of_each", "fold_keys", "radix_keys", "row_keys"]
 
 def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
     """(keys, count): keys[i] == keys[j] iff rows i and j are equal; keys ordered as the rows are
-    lexicographically; count = number of distinct rows. Values must be >= 0.
+    lexicographically; count = number of distinct rows. Values must be >= 0. Keys are int32 for
+    fewer than 2**31 rows (int64 otherwise).
 
     Columns are folded one at a time in mixed radix (key so far x span + next column), the keys
     renumbered densely whenever the next fold would overflow int64, and at the end.
@@ -25,7 +26,7 @@ def row_keys(rows: np.ndarray) -> tuple[np.ndarray, int]:
     """
     rows = np.asarray(rows, dtype=np.int64)
     if rows.ndim != 2:
-        return np.zeros(rows.shape[0], dtype=np.int64), (1 if rows.shape[0] else 0)
+        return np.zeros(rows.shape[0], dtype=np.int32), (1 if rows.shape[0] else 0)
     return fold_keys(rows.T, rows.shape[0])
 
 
@@ -40,30 +41,37 @@ def fold_keys(columns: Iterable[np.ndarray], n: int) -> tuple[np.ndarray, int]:
     equal old keys, which a stable (run-finding) sort orders several times faster than shuffled
     keys. Each column is first ranked among its own values (a hop's weight ids span a few thousand
     of m values). ResNet-50 x1/4's Step 3 spent 20 of its 26 s sorting 1.6 M keys 79 times when
-    every column counted as m values and each sort started afresh."""
+    every column counted as m values and each sort started afresh. Ranks are int32 and the keys
+    folded in place: SDVChain folds the shared parts of two B_r of whole ResNet-50 at once (26 M
+    rows), where every array of n int64 is 210 MB."""
     keys = np.zeros(n, dtype=np.int64)
     bound = 1  # every key < bound
     limit = _table_limit(n)
     order = None  # rows in the order of the keys of the last sort (None: no sort yet)
     for col in columns:
-        col, span = _ranked(np.asarray(col, dtype=np.int64), limit)
+        col, span = _ranked(np.asarray(col), limit)
         if bound * span > limit and 1 < bound <= limit:  # ranked by a table while that is cheap
             keys, bound = _dense(keys, bound)
+            keys = keys.astype(np.int64)
         if bound * span >= 2**62:  # the next column would overflow: make the keys dense first
             keys, bound, order = _sorted_dense(keys, bound, order)
+            keys = keys.astype(np.int64, copy=False)
         if bound * span >= 2**62:  # even dense keys would: rank the (key, column) pairs instead
             _, keys = np.unique(np.stack([keys, col], axis=1), axis=0, return_inverse=True)
             keys, bound, order = keys.astype(np.int64).ravel(), n, None
             continue
-        keys = keys * span + col  # mixed radix: lexicographic order kept, no sort per column
+        keys *= span  # mixed radix, in place (keys are always this function's own array):
+        keys += col  # lexicographic order kept, no sort per column
         bound *= span
     keys, count, _ = _sorted_dense(keys, bound, order)
-    return keys, count if n else 0
+    # held by the caller (SDVChain: three sets of keys over two B_r): int32 where they fit
+    return (keys.astype(np.int32, copy=False) if n < 2**31 else keys), count if n else 0
 
 
 def _sorted_dense(keys: np.ndarray, bound: int, order: np.ndarray | None) -> tuple[np.ndarray, int, np.ndarray | None]:
     """``_dense`` of the keys (by a table when ``bound`` allows), else by a stable sort of the
-    keys read in ``order`` (see ``fold_keys``); (keys, count, the rows in key order)."""
+    keys read in ``order`` (see ``fold_keys``); (keys, count, the rows in key order). Keys by a
+    table are int32 below 2**31 values, by a sort int64."""
     if not len(keys) or bound <= _table_limit(len(keys)):
         return (*_dense(keys, bound), order)
     if order is None:
@@ -74,7 +82,10 @@ def _sorted_dense(keys: np.ndarray, bound: int, order: np.ndarray | None) -> tup
     new = np.empty(len(keys), dtype=bool)
     new[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    rank = np.cumsum(new, dtype=np.int64) - 1
+    del ordered
+    rank = np.cumsum(new, dtype=np.int32 if len(keys) < 2**31 else np.int64)
+    del new
+    rank -= 1
     dense = np.empty(len(keys), dtype=np.int64)
     dense[order] = rank
     return dense, int(rank[-1]) + 1, order
@@ -87,24 +98,32 @@ def _table_limit(n: int) -> int:
 
 def _ranked(col: np.ndarray, limit: int) -> tuple[np.ndarray, int]:
     """``col`` renumbered 0 .. count - 1 in the same order (by a table over its range when that
-    is at most ``limit``, else only shifted to start at 0), and the values' span."""
+    is at most ``limit``: int32; else only shifted to start at 0), and the values' span."""
     if not len(col):
-        return col, 1
+        return col.astype(np.int64), 1
     lo = int(col.min())
     span = int(col.max()) - lo + 1
-    col = col - lo
-    return (_dense(col, span) if span <= limit else (col, span))
+    if span > limit:
+        return col.astype(np.int64) - lo, span
+    # computed in int64, written as int32 a buffer at a time: no int64 copy of the column
+    shifted = np.empty(len(col), dtype=np.int32 if span < 2**31 else np.int64)
+    np.subtract(col, np.int64(lo), out=shifted, casting="same_kind")
+    return _dense(shifted, span)
 
 
 def _dense(keys: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
-    """Keys renumbered 0 .. count - 1 in the same order, and count, by a table of the values
-    present (every key below ``bound``, at most ``_table_limit``: O(n + bound), no sort)."""
+    """Keys renumbered 0 .. count - 1 in the same order (int32 below 2**31 values), and count,
+    by a table of the values present (every key below ``bound``, at most ``_table_limit``:
+    O(n + bound), no sort)."""
     if not len(keys):
         return keys, 1
     present = np.zeros(bound, dtype=bool)
     present[keys] = True
     rank = np.cumsum(present, dtype=np.int32 if bound < 2**31 else np.int64)
-    return (rank[keys] - 1).astype(np.int64), int(rank[-1])
+    del present
+    out = rank[keys]
+    out -= 1
+    return out, int(rank[-1])
 
 
 def radix_keys(nodes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
