@@ -133,24 +133,25 @@ def peel_entries(r: np.ndarray, c: np.ndarray, n: int, width: int) -> PeelResult
 _ENTRIES = 1 << 20  # weight ids made at a time (peel_by_holders), or m / 4 where that is more
 
 
-def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int):
+def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray | None, m: int):
     """(weight ids, vector id of each) of the vectors ``ids`` (ascending; a vector's id is its
-    block's start plus its row), about max(``_ENTRIES``, m / 4) weight ids at a time: a chunk's
-    arrays (the paths made, their ids, whom they belong to) cost about as much as the two
-    counters, and each O(m) ``bincount`` is paid for by m / 4 entries. (Chunks of 2**19 paths
-    took 160 MB over ResNet-50 x1/8's 6 MB of counters; chunks of m entries, 1.5 GB over whole
-    ResNet-50's 400 MB.)"""
-    which = np.searchsorted(starts, ids, side="right") - 1
-    cuts = np.flatnonzero(np.diff(which)) + 1
-    for part in np.split(np.arange(len(ids)), cuts):
-        if not part.size:
+    block's start plus its row; None: every vector), about max(``_ENTRIES``, m / 4) weight ids at
+    a time: a chunk's arrays (the paths made, their ids, whom they belong to) cost about as much
+    as the two counters, and each O(m) ``bincount`` is paid for by m / 4 entries. (Chunks of
+    2**19 paths took 160 MB over ResNet-50 x1/8's 6 MB of counters; chunks of m entries, 1.5 GB
+    over whole ResNet-50's 400 MB.) Nothing of the size of ``ids`` is made: whole ResNet-50's
+    union, 16 M paths, took 260 MB in a block number and a position per id."""
+    cut = None if ids is None else np.searchsorted(ids, starts)
+    for b, block in enumerate(blocks):
+        lo, hi = (int(starts[b]), int(starts[b + 1])) if cut is None else (int(cut[b]), int(cut[b + 1]))
+        if lo == hi:
             continue
-        b = int(which[part[0]])
-        hops = weight_ids(blocks[b].take(ids[part[:1]] - starts[b])).shape[1]  # one row made to learn them
+        first = lo if ids is None else int(ids[lo])
+        hops = weight_ids(block.take(np.array([first - starts[b]]))).shape[1]  # one row made to learn them
         rows = max(1, max(_ENTRIES, m // 4) // max(1, hops))
-        for lo in range(0, len(part), rows):
-            chunk = ids[part[lo:lo + rows]]
-            w = weight_ids(blocks[b].take(chunk - starts[b]))
+        for a in range(lo, hi, rows):
+            chunk = np.arange(a, min(a + rows, hi), dtype=np.int64) if ids is None else ids[a : min(a + rows, hi)]
+            w = weight_ids(block.take(chunk - starts[b]))
             yield w.ravel(), np.repeat(chunk, w.shape[1])
 
 
@@ -210,9 +211,10 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
     sizes = [len(b) for b in blocks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n = int(starts[-1])
-    counts = np.zeros(m, dtype=np.int64)
+    small = np.int32 if n < 2**31 else np.int64  # a count of vectors (int32: 100 MB less on ResNet-50)
+    counts = np.zeros(m, dtype=small)
     held = np.zeros(m, dtype=np.int64)  # sum of the ids of the remaining vectors that hold each coordinate
-    for w, who in _chunk_weights(blocks, weight_ids, starts, np.arange(n, dtype=np.int64), m):
+    for w, who in _chunk_weights(blocks, weight_ids, starts, None, m):
         counts += np.bincount(w, minlength=m)
         np.add.at(held, w, who)
     per_vector = counts.sum() / max(n, 1)
@@ -226,7 +228,7 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
         priv_parts.append(cand[first])
         alive[holders] = False
         dense = len(holders) * per_vector > m // 8  # a big round: count densely (no sort)
-        dec = np.zeros(m, dtype=np.int64) if dense else None
+        dec = np.zeros(m, dtype=small) if dense else None
         touched = []
         for w, who in _chunk_weights(blocks, weight_ids, starts, holders, m):
             np.subtract.at(held, w, who)
