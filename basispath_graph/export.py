@@ -13,6 +13,7 @@ import numpy as np
 
 from .deah.discard_table import HopDiscard, LocalDiscard, PartTable
 from .deah.local_witness import explain_local
+from .deah.repair_list import repair_counts
 from .deah.step3_complete import COMPLETE_STEPS, plan_blocks
 from .deah.step3_sdvchain import SDVCHAIN_STEPS, Discard
 from .discarded import ITER_ROWS, DiscardedList, DiscardedPath, certificate_lengths
@@ -165,13 +166,14 @@ def record_document(result: "Result", d: DiscardedPath) -> dict:
 
 def union_fields(result: "Result") -> dict:
     """The summary's account of a DEAH engine's raw union and its repair (layered and general)."""
+    counts = repair_counts(result.repairs)
     return {
         "raw_certified": result.raw_verdict.certified,
         "raw_defect": result.raw_verdict.defect,
         "raw_size": result.raw_verdict.size,
         "repairs": len(result.repairs),
         "repairs_needed": result.repairs_needed,
-        "repairs_by_action": {a: sum(r.action == a for r in result.repairs) for a in ("drop", "readmit", "add")},
+        "repairs_by_action": {a: counts[a] for a in ("drop", "readmit", "add")},
     }
 
 

@@ -26,6 +26,7 @@ from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discar
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .deah.described_file import described_deah_document
+from .deah.repair_list import repairs_that_keep
 from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason, sdvchain_rule
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network, rows_matching
@@ -303,7 +304,7 @@ class Result:
         ``key`` names the path as a ``Repair`` does: (layers, indices), and its taps on a
         general network (faithful deah on a layer DAG core)."""
         deah = self.deah if self.deah is not None else self.sdvchain
-        if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in self.repairs):
+        if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in repairs_that_keep(self.repairs)):
             return None
         reason = why_reason({"step": "repair", "action": "readmit"})
         if self.deah is not None:

@@ -22,6 +22,7 @@ from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders
 from ..verify import IncrementalBasis
 from ..verify.rank import compact_csr, greedy_choice
+from .repair_list import RepairList, SpelledDrops
 
 __all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
 
@@ -32,7 +33,7 @@ class RepairOutcome:
     readmitted: set = field(default_factory=set)  # (key, row) of the discards re-admitted
     dropped: list = field(default_factory=list)  # (key, rows, their Repair records) per union run, in order
     added: list = field(default_factory=list)  # (block, row) of the fallback paths added
-    repairs: list[Repair] = field(default_factory=list)
+    repairs: RepairList = field(default_factory=RepairList)  # the drops spelled when read
 
 
 def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np.ndarray]],
@@ -76,11 +77,10 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
         core_kept.extend((starts[r] + local[r][keep[local[r]]]).tolist())
         out.kept.setdefault(key, []).append((block, rows[keep]))
         dropped = np.flatnonzero(~keep)
-        if len(dropped):  # spelled from the dropped rows, made together
-            made = view.take(dropped)
-            drops = [_repair("drop", spell(made, k), key) for k in range(len(dropped))]
+        if len(dropped):  # spelled when read, from the dropped rows made together
+            drops = SpelledDrops(key, block, rows[dropped], spell)
             out.dropped.append((key, rows[dropped], drops))
-            out.repairs.extend(drops)
+            out.repairs.add_drops(drops)
     rank = len(peel.order) + len(core_kept)
     if rank >= target:
         return out

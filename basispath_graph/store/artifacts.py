@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..deah.discard_table import DiscardTable, HopDiscard, LocalDiscard
+from ..deah.repair_list import repairs_that_keep
 from ..deah.step3_sdvchain import Discard
 from ..discarded import DiscardedList, discards_named
 from ..general.blocks import GeneralBlock, general_path_keys
@@ -221,7 +222,8 @@ def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, 
     record at a time: SDVChain's calls, repairs. Returns the writes of their relationships
     (``REASON``, ``CERTIFIED_BY``), for the links stage."""
     deah = result.deah if result.deah is not None else result.sdvchain
-    readmitted = {(r.layers, r.indices, r.taps) for r in result.repairs if r.action != "drop"}
+    kept_back = list(repairs_that_keep(result.repairs))  # the drops, most of a repair, unread
+    readmitted = {(r.layers, r.indices, r.taps) for r in kept_back}
     # Only re-admitted paths need their basis id looked up (rare: repairs only).
     index_of = {}
     if readmitted:
@@ -243,10 +245,9 @@ def _write_discard_records(run_id: str, form: LayeredForm, result: SolveResult, 
         for key, k in discards_named(discards, deah.bases, readmitted, lambda made: _row_keys(result.network, made)):
             records.append(_discard_row(run_id, len(records), form, discards[k], deah.bases))
             reasons.append((f"{run_id}:{index_of[key]}", records[-1]["uid"]))
-    for r in result.repairs:
-        if r.action != "drop":
-            records.append(_discard_row(run_id, len(records), form, r, deah.bases))
-            reasons.append((f"{run_id}:{index_of[(r.layers, r.indices, r.taps)]}", records[-1]["uid"]))
+    for r in kept_back:
+        records.append(_discard_row(run_id, len(records), form, r, deah.bases))
+        reasons.append((f"{run_id}:{index_of[(r.layers, r.indices, r.taps)]}", records[-1]["uid"]))
     bulk("insert_discards", _columns(records))
     return [
         ("link_reason", {"from": [a for a, _ in reasons], "to": [b for _, b in reasons]}),
