@@ -26,7 +26,7 @@ import numpy as np
 
 __all__ = [
     "P1", "P2", "PRIMES", "Echelon", "ExactSpan", "ModPElimination", "NotInSpan", "forest_in_order",
-    "independent_in_order", "nullspace_mod_p", "rational_reconstruction",
+    "independent_in_order", "machine_row", "nullspace_mod_p", "rational_reconstruction",
 ]
 
 P1 = 2_147_483_647  # 2**31 - 1
@@ -129,10 +129,11 @@ class Echelon:
                 v = {k: c * s for k, c in v.items()}
         else:
             s = pow(v[e], p - 2, p)
-            # Held as two machine-integer arrays, not a dict: 16 bytes an entry instead of about
-            # 100 (a dict slot and two int objects); the repair's elimination of a union's core
-            # holds a row of some 70 entries for each kept core path (ResNet-50 x1/8: 13,964).
-            v = (array("q", v), array("q", v.values() if s == 1 else (c * s % p for c in v.values())))
+            # Held as two machine-integer arrays, not a dict: 8 bytes an entry (int32 where the
+            # coordinates and p allow, else 16) instead of about 100 (a dict slot and two int
+            # objects); the repair's elimination of a union's core holds a row of some 70 entries
+            # for each kept core path (ResNet-50 x1/8: 13,964; whole ResNet-50: 1.2 GB as int64).
+            v = machine_row(v, v.values() if s == 1 else [c * s % p for c in v.values()])
         if self.recipes:
             self.number[e] = len(self.scale)
             self.scale.append(s)
@@ -180,6 +181,15 @@ class Echelon:
                     heapq.heappush(heap, -j)
                 g[j] = g[j] - t * fj if p is None else (g[j] - t * fj) % p
         return out
+
+
+def machine_row(keys, values) -> tuple[array, array]:
+    """A pivot row mod p as (coordinates, values) arrays: int32 when every number fits (weight
+    ids below 2**31 and p below 2**31), else int64."""
+    try:
+        return array("i", keys), array("i", values)
+    except OverflowError:
+        return array("q", keys), array("q", values)
 
 
 class ModPElimination(Echelon):

@@ -24,13 +24,12 @@ blocks, and the incremental basis of the repair step.
 
 from __future__ import annotations
 
-from array import array
 from math import gcd
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, rational_reconstruction
+from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
 from ..linalg.peeling import CoreRows, PeelResult, peel
 from ..network import Network, PathBlock
 
@@ -221,10 +220,10 @@ class IncrementalBasis:
 
 
 def _packed(v: dict[int, int]) -> tuple:
-    """(weight ids, entries) of ``v`` as machine-integer arrays, or as tuples when an entry
-    passes 64 bits (a path modulo peeled ones has integer entries that can grow)."""
+    """(weight ids, entries) of ``v`` as machine-integer arrays (``machine_row``), or as tuples
+    when an entry passes 64 bits (a path modulo peeled ones has integer entries that can grow)."""
     try:
-        return array("q", v), array("q", v.values())
+        return machine_row(v, v.values())
     except OverflowError:
         return tuple(v), tuple(v.values())
 
