@@ -88,8 +88,9 @@ class Discard:
 
 @dataclass
 class _Call:
-    """The discards of one SDVChain call: target rows (ascending), and for each the rows of
-    B_from whose unshared part is its Ep_j and whose shared part is that group's UCP_j*."""
+    """The discards of one SDVChain call: target rows (ascending), and for each the row of
+    B_from whose shared part is its group's UCP_j* (and whose unshared part, as for every row of
+    the group, is its Ep_j)."""
 
     step: str
     chain: int
@@ -97,7 +98,6 @@ class _Call:
     idx: int  # dst: the substructure whose B' lost the rows
     shared_pairs: tuple
     rows: np.ndarray
-    ep_rows: np.ndarray
     star_rows: np.ndarray
 
     def __len__(self) -> int:
@@ -110,22 +110,23 @@ class _Call:
 class SdvDiscards(PartTable):
     """SDVChain's discards, call after call, kept as arrays: a ``Discard`` (its weight tuples
     Ep_j, UCP_j*, IEp, shared part) is built only when read. As objects they cost about 1.6 kB a
-    discard (ResNet-18's core: 4.1 M of them), the arrays 12 bytes (int32 rows: whole ResNet-50's
-    49 M discards held 1.17 GB as int64 from Step 3 to the end of the run)."""
+    discard (ResNet-18's core: 4.1 M of them), the arrays 8 bytes: the discarded row and its
+    group's UCP_j* row, int32 (whole ResNet-50's 48 M discards held 1.17 GB as three int64 rows
+    from Step 3 to the end of the run). The UCP_j* row also gives Ep_j: it is a row of group j,
+    whose unshared part is Ep_j, as is the row ``sdvchain_pair`` names for it."""
 
-    def add_call(self, step: str, chain: int, src: int, dst: int, shared_pairs: tuple, rows, ep_rows, star_rows) -> None:
-        self._add(_Call(step, chain, src, dst, shared_pairs, _narrow(rows), _narrow(ep_rows), _narrow(star_rows)))
+    def add_call(self, step: str, chain: int, src: int, dst: int, shared_pairs: tuple, rows, star_rows) -> None:
+        self._add(_Call(step, chain, src, dst, shared_pairs, _narrow(rows), _narrow(star_rows)))
 
     def _materialise(self, call: _Call, which: slice):
         network, base, target = self.network, self.bases[call.src], self.bases[call.idx]
-        rows, ep_rows, star_rows = call.rows[which], call.ep_rows[which], call.star_rows[which]
+        rows, star_rows = call.rows[which], call.star_rows[which]
         shared = set(call.shared_pairs)
         sh_b, un_b = _columns(base, shared)
         sh_t, un_t = _columns(target, shared)
-        w_b = network.weight_ids(base.take(np.concatenate([ep_rows, star_rows])))
+        w_b = network.weight_ids(base.take(star_rows))
         w_t = network.weight_ids(target.take(rows))
-        n = len(rows)
-        eps, stars = w_b[:n, un_b].tolist(), w_b[n:, sh_b].tolist()
+        eps, stars = w_b[:, un_b].tolist(), w_b[:, sh_b].tolist()
         ieps, shs = w_t[:, un_t].tolist(), w_t[:, sh_t].tolist()
         pair = (call.src, call.idx)
         for k, row in enumerate(rows.tolist()):
@@ -333,11 +334,11 @@ def run_step3(
 
     def call(step: str, t: int, src: int, dst: int):
         shared_pairs = rel.shared_pairs(src, dst)
-        rows, ep_rows, star_rows = sdvchain_pair(network, shared_pairs, bases[src], bases[dst], alive[dst])
+        rows, _, star_rows = sdvchain_pair(network, shared_pairs, bases[src], bases[dst], alive[dst])
         result.calls += 1
         if len(rows):
             alive[dst][rows] = False
-            result.discards.add_call(step, t, src, dst, shared_pairs, rows, ep_rows, star_rows)
+            result.discards.add_call(step, t, src, dst, shared_pairs, rows, star_rows)
 
     for t, (chain, q) in enumerate(zip(chains, q_sets), start=1):
         sequence = chain + [p0]
