@@ -104,7 +104,7 @@ def _ranked(col: np.ndarray, limit: int) -> tuple[np.ndarray, int]:
     lo = int(col.min())
     span = int(col.max()) - lo + 1
     if span > limit:
-        return col.astype(np.int64) - lo, span
+        return np.subtract(col, np.int64(lo), dtype=np.int64), span
     # computed in int64, written as int32 a buffer at a time: no int64 copy of the column
     shifted = np.empty(len(col), dtype=np.int32 if span < 2**31 else np.int64)
     np.subtract(col, np.int64(lo), out=shifted, casting="same_kind")

@@ -72,7 +72,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     for (r, rows), kept in zip(chunks, choice):
         keeps[r][rows[~kept]] = False
     out, core_kept = RepairOutcome(), []
-    for r, ((key, block, rows), view) in enumerate(zip(union, views)):
+    for r, (key, block, rows) in enumerate(union):
         keep = keeps[r]
         core_kept.extend((starts[r] + local[r][keep[local[r]]]).tolist())
         out.kept.setdefault(key, []).append((block, rows[keep]))

@@ -35,8 +35,11 @@ class SpelledDrops(Sequence):
     def _spelled(self, rows: np.ndarray) -> list:
         from ..result import Repair
 
-        made = self.block.take(rows)
-        return [Repair("drop", *spelled[:2], self.key, spelled[2]) for spelled in map(self.spell, [made] * len(rows), range(len(rows)))]
+        made, out = self.block.take(rows), []
+        for k in range(len(rows)):
+            layers, indices, taps = self.spell(made, k)
+            out.append(Repair("drop", layers, indices, self.key, taps))
+        return out
 
     def __getitem__(self, i):
         if isinstance(i, slice):
