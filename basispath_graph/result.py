@@ -86,7 +86,7 @@ class Result:
     verdict: Verdict  # of the returned basis
     raw_verdict: Verdict  # of the engine's output before any repair
     discarded: Sequence[DiscardedPath] = field(default_factory=list)  # a DiscardedList for deah-complete
-    repairs: list[Repair] = field(default_factory=list)  # applied to ``basis``
+    repairs: Sequence[Repair] = field(default_factory=list)  # applied to ``basis``; after a repair a RepairList (drops spelled when read)
     deah: object = None  # the DeahResult of a layered network's DEAH run (Steps 1-3)
     repairs_needed: int = 0  # what the repair would change (also counted under --no-repair)
     timings: dict[str, float] = field(default_factory=dict)
