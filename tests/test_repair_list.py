@@ -63,12 +63,14 @@ def test_a_repair_list_keeps_the_order_of_its_parts():
 
     import numpy as np
 
-    spell = lambda made, k: (Block.layers, made[k], None)  # noqa: E731
+    def drop(key):
+        return lambda made, k: Repair("drop", Block.layers, made[k], key)
+
     out = RepairList()
-    out.add_drops(SpelledDrops(3, Block(), np.array([5, 7]), spell))
+    out.add_drops(SpelledDrops(Block(), np.array([5, 7]), drop(3)))
     readmit = Repair("readmit", (0, 1), (1, 1), 4)
     out.append(readmit)
-    out.add_drops(SpelledDrops(4, Block(), np.array([2]), spell))
+    out.add_drops(SpelledDrops(Block(), np.array([2]), drop(4)))
     expected = [Repair("drop", (0, 1), (0, 5), 3), Repair("drop", (0, 1), (0, 7), 3), readmit, Repair("drop", (0, 1), (0, 2), 4)]
     assert out == expected and len(out) == 4 and out[2] is readmit and out[3] == expected[3] and out[1:3] == expected[1:3]
     assert out != expected[:3] and RepairList() == [] and RepairList() != [readmit]

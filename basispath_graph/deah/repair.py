@@ -78,7 +78,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
         out.kept.setdefault(key, []).append((block, rows[keep]))
         dropped = np.flatnonzero(~keep)
         if len(dropped):  # spelled when read, from the dropped rows made together
-            drops = SpelledDrops(key, block, rows[dropped], spell)
+            drops = SpelledDrops(block, rows[dropped], lambda made, k, key=key: _repair("drop", spell(made, k), key))
             out.dropped.append((key, rows[dropped], drops))
             out.repairs.add_drops(drops)
     rank = len(peel.order) + len(core_kept)

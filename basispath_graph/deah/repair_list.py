@@ -21,25 +21,20 @@ _ROWS = 1 << 14  # drops spelled at once when iterated
 
 
 class SpelledDrops(Sequence):
-    """Rows ``rows`` of ``block`` the repair dropped (substructure ``key``): ``Repair("drop",
-    ...)`` records made when read, ``spell(made, k)`` naming row k of the rows made."""
+    """Rows ``rows`` of ``block`` the repair dropped, their records made when read:
+    ``record(made, k)`` is the drop's ``Repair`` for row k of the rows made."""
 
     action = "drop"
 
-    def __init__(self, key, block, rows: np.ndarray, spell: Callable):
-        self.key, self.block, self.rows, self.spell = key, block, rows, spell
+    def __init__(self, block, rows: np.ndarray, record: Callable):
+        self.block, self.rows, self.record = block, rows, record
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def _spelled(self, rows: np.ndarray) -> list:
-        from ..result import Repair
-
-        made, out = self.block.take(rows), []
-        for k in range(len(rows)):
-            layers, indices, taps = self.spell(made, k)
-            out.append(Repair("drop", layers, indices, self.key, taps))
-        return out
+        made = self.block.take(rows)
+        return [self.record(made, k) for k in range(len(rows))]
 
     def __getitem__(self, i):
         if isinstance(i, slice):
