@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["RepairList", "SpelledDrops", "repair_counts", "repairs_that_keep"]
+__all__ = ["RepairList", "SpelledDrops", "repair_counts", "repairs_that_drop", "repairs_that_keep"]
 
 _ROWS = 1 << 14  # drops spelled at once when iterated
 
@@ -98,6 +98,20 @@ def repairs_that_keep(repairs: Sequence) -> Iterator:
     for part in repairs.parts if isinstance(repairs, RepairList) else [repairs]:
         if getattr(part, "action", None) != "drop":
             yield from (r for r in part if r.action != "drop")
+
+
+def repairs_that_drop(repairs: Sequence) -> Sequence:
+    """The drops of ``repairs`` (any sequence of records), in order; a ``RepairList``'s still
+    spelled only when read."""
+    out = RepairList()
+    for part in repairs.parts if isinstance(repairs, RepairList) else [repairs]:
+        if getattr(part, "action", None) == "drop":
+            out.add_drops(part)
+        else:
+            for r in part:
+                if r.action == "drop":
+                    out.append(r)
+    return out
 
 
 def repair_counts(repairs: Sequence) -> Counter:

@@ -29,7 +29,9 @@ import numpy as np
 
 from ..deah.repair import exact_repair, taken_blocks
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
-from ..discarded import ITER_ROWS, DiscardedPath
+from ..deah.repair_list import repairs_that_drop
+from ..deah.repaired_discards import RepairedDiscards
+from ..discarded import ITER_ROWS
 from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
@@ -38,6 +40,7 @@ from .dag_discards import LISTED_DAG_DISCARDS, route_rows
 from .described import Family, family_block
 from .model import GeneralNetwork
 from .paths import certify_blocks
+from .sdvchain_discards import SdvChainDiscards
 from .skeleton import skeleton_of, walks_forest
 
 __all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
@@ -157,14 +160,13 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
     return basis, out.readmitted, out.repairs
 
 
-def _certificates(net: GeneralNetwork, basis: list[GeneralBlock], discarded: list[DiscardedPath]) -> None:
+def _certificates(net: GeneralNetwork, basis: list[GeneralBlock], discarded: SdvChainDiscards) -> list:
     """Each discard's coordinates over ``basis`` by exact elimination, re-added vector by vector
-    (``GeneralExpresser``)."""
+    (``GeneralExpresser``), in order."""
     from ..analysis.general_coordinates import GeneralExpresser
 
     expresser = GeneralExpresser(net, basis)
-    for d in discarded:
-        d.certificate = expresser.express_path((tuple(zip(d.layers, d.indices)), d.taps))
+    return [expresser.express_path((tuple(zip(d.layers, d.indices)), d.taps)) for d in discarded]
 
 
 def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, memory_limit: int | None = None,
@@ -206,16 +208,13 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         else:
             readmitted, repairs = set(), []
         timings["repair"] = time.perf_counter() - t4
-    discarded = []
-    for d in step3.discards:
-        if (d.substructure, d.row) not in readmitted:
-            layers_, nodes, taps = general_path_keys(net, bases[d.substructure].take([d.row]))[0]
-            discarded.append(DiscardedPath(layers_, nodes, d.substructure, d, taps=taps))
-    discarded += [DiscardedPath(r.layers, r.indices, r.substructure, r, taps=r.taps) for r in repairs if r.action == "drop"]
+    # Step 3's table less the re-admitted rows, then the drops: a record made when read
+    table = RepairedDiscards(step3.discards, readmitted, []) if readmitted else step3.discards
+    discarded = SdvChainDiscards(net, bases, table, repairs_that_drop(repairs))
     t5 = time.perf_counter()
     listed = certificates and verdict.certified and 0 < len(discarded) <= LISTED_DAG_DISCARDS  # above, each made when asked for (Result.why)
     if listed:
-        _certificates(net, [b for _, b in basis], discarded)
+        discarded.certificates = _certificates(net, [b for _, b in basis], discarded)
     timings["certificates"] = time.perf_counter() - t5
     run.parts = {
         "core": "layer DAG", "core_layers": len(plan.decomposition.core.layers), "core_connections": len(plan.decomposition.core.connections),
