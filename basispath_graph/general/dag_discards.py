@@ -84,7 +84,10 @@ def route_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ..
     the rows of the weights r's walks do not use, then per layer its T_r chains; m_r - H_r rows."""
     parts = [weight_rows(net, layers, hops, h, _unused_weights(net, k)) for h, k in enumerate(hops)]
     parts += [chain_rows(net, layers, hops, p, chain_starts(net, layers, hops, p)) for p in range(len(layers))]
-    return GeneralBlock(layers, hops, np.concatenate([b.nodes for b in parts]), np.concatenate([b.taps for b in parts]))
+    # int32 (neurons and taps fit): faithful deah holds every B_r listed for the whole run,
+    # and Step 3's kept rows beside them (SqueezeNet 1.1 x0.75: 656 MB of int64 before Step 3)
+    return GeneralBlock(layers, hops, np.concatenate([b.nodes for b in parts], dtype=np.int32, casting="same_kind"),
+                        np.concatenate([b.taps for b in parts], dtype=np.int32, casting="same_kind"))
 
 
 @dataclass(frozen=True)
