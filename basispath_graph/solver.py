@@ -32,6 +32,7 @@ from .skeleton import skeleton_basis
 from .guards import check_repair, check_skeleton
 from .timing import StageTimer
 from .verify import Verdict, certify, flatten_blocks
+from .verify.rank import CoreChoice
 from .verify.checks import Checker, check_certificates
 from .linalg.sparse import gather
 
@@ -48,27 +49,30 @@ DEFAULT_ENGINE = "deah-complete"
 SolveResult = Result
 
 
-def _repair(network: Network, deah: DeahResult, seed: int):
-    """Exact elimination (``deah.repair``): keep kept paths greedily, re-admit discards, then skeleton paths."""
+def _repair(network: Network, deah: DeahResult, seed: int, certified: CoreChoice | None = None):
+    """Exact elimination (``deah.repair``): keep kept paths greedily, re-admit discards, then skeleton
+    paths; ``certified``: the raw certification's choice on the same union (``_certify_raw``)."""
     out = exact_repair(
         network.basis_size, network.m,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
         ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
         lambda: skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
+        certified,
     )
     kept = {idx: np.sort(np.concatenate([r for _, r in runs])) for idx, runs in out.kept.items()}  # substructure idx -> rows of B_r kept
     return kept, out.readmitted, taken_blocks(out.added), out.repairs, out.dropped
 
 
-def _certify_raw(network: Network, deah: DeahResult, blocks: list[PathBlock]) -> Verdict:
+def _certify_raw(network: Network, deah: DeahResult, blocks: list[PathBlock], record: CoreChoice | None = None) -> Verdict:
     """The exact verdict on DEAH's union: from its description when deah-complete's blocks are
-    all p_0 or ears (``deah.ear_certificate``), else by the explicit certifier."""
+    all p_0 or ears (``deah.ear_certificate``), else by the explicit certifier, whose choice on
+    the union's core ``record`` keeps for the repair."""
     step3 = deah.step3
     if getattr(step3, "ears", None) is not None and step3.ear_orderable:
         order = step3.order
         return certify_ear_union(network, step3.described[order[0]],
                                  [(step3.described[idx], step3.ears[idx]) for idx in order[1:]], blocks)
-    return certify(network, blocks)
+    return certify(network, blocks, record)
 
 
 def solve(
@@ -156,7 +160,8 @@ def solve(
     )
     raw = deah.kept_blocks()
     with timer.stage("certify"):
-        raw_verdict = _certify_raw(network, deah, [b for _, b in raw])
+        choice = CoreChoice()
+        raw_verdict = _certify_raw(network, deah, [b for _, b in raw], choice)
 
     repairs: list[Repair] = []
     readmitted: set[tuple[int, int]] = set()
@@ -168,7 +173,7 @@ def solve(
         if engine == "deah":  # its cost is known to be needed only now (guards.check_repair)
             check_repair(network, deah.step1, memory_limit, time_limit)
         with timer.stage("repair"):
-            kept, readmitted, extra, repairs, dropped = _repair(network, deah, seed)
+            kept, readmitted, extra, repairs, dropped = _repair(network, deah, seed, choice)
         needed = len(repairs)
         if repair:
             basis = [deah.bases[idx].view(rows) for idx, rows in kept.items()] + extra  # a described B_r's: KeptRows

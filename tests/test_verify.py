@@ -456,7 +456,7 @@ def test_a_dependent_verdict_is_exact_even_when_both_primes_lose_rank(monkeypatc
     swap_out = paths[:outside] + paths[outside + 1 :] + [q]
     for fake in (False, True):
         if fake:
-            monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows: 0)
+            monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows, **_: 0)
         assert certify(net, swap_in).certified
         v = certify(net, swap_out)
         assert v.defect == f"dependent: rank {len(paths) - 1} < {len(paths)}" and v.rank == rank_of(net, swap_out)
@@ -612,7 +612,7 @@ def test_a_full_exact_rank_certifies_even_when_the_modular_rank_falls_short(monk
     n = sum(len(b) for b in blocks)
     nothing_peeled = lambda blocks, weight_ids, m: (0, [row for b in blocks for row in weight_ids(b).tolist()])  # noqa: E731
     monkeypatch.setattr(certify_module, "peel_by_holders", nothing_peeled)
-    monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows: 0)
+    monkeypatch.setattr(certify_module, "rank_of_rows", lambda rows, **_: 0)
     v = certify(net, blocks)
     assert (v.certified, v.defect, v.rank) == (True, None, n)
 
@@ -635,3 +635,52 @@ def test_a_non_integer_coefficient_is_named_with_its_basis_path():
     assert str(err.value) == (
         "path 0:0,1:0,2:0,3:0,4:0: coefficient -1/2 on basis path 8 (0:1,1:0,2:0,3:1,4:0) is not an integer"
     )
+
+
+@given(st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True), max_size=24), st.integers(1, 6),
+       st.sampled_from([(2, 3), (3, 2), (2, 5), (P1, P2)]))
+@settings(max_examples=200, deadline=None)
+def test_the_certifier_s_choice_is_the_greedy_choice_s_pass(rows, run, primes):
+    """rank_of_rows keeps, per prime it tries (rank.CoreChoice), which rows raised the rank: the
+    greedy choice's pass modulo that prime, so the repair reuses it and chooses the same."""
+    from basispath_graph.linalg.peeling import CoreRows
+    from basispath_graph.verify.rank import CoreChoice, greedy_choice
+
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    core = CoreRows(ptr, np.array([w for r in rows for w in r], dtype=np.int64), np.arange(len(rows), dtype=np.int64))
+    record = CoreChoice()
+    rank = rank_of_rows(core, primes, record=record)
+    record.total = len(rows)  # the union's size, as verify.certify.verdict_of sets it (here all core)
+    assert set(record.masks) == ({primes[0]} if rank == len(rows) else set(primes))
+    runs = [rows[i : i + run] for i in range(0, len(rows), run)]
+    made = lambda: (np.array(r, dtype=object) if len({len(x) for x in r}) > 1 else np.array(r) for r in runs)  # noqa: E731
+    known = record.runs_for(np.arange(len(rows)), len(rows), [len(r) for r in runs])
+    assert set(known) == set(record.masks)
+    for p, masks in known.items():
+        assert [k.tolist() for k in greedy_choice(made, (p,))] == [k.tolist() for k in masks]
+    assert [k.tolist() for k in greedy_choice(made, primes, known=known)] == [k.tolist() for k in greedy_choice(made, primes)]
+    assert record.runs_for(np.arange(len(rows)), len(rows) + 1, [len(r) for r in runs]) == {}  # another union: not reused
+
+
+@pytest.mark.parametrize("family, depth, width", [("densenet", 6, 4), ("resnet", 8, 4)])
+def test_the_repair_reuses_the_raw_certification_s_choice(family, depth, width, monkeypatch):
+    """Faithful deah's repair (deah.repair.exact_repair) given the raw certification's choice on
+    the same union makes the same repairs without eliminating the core again."""
+    from basispath_graph import solver
+    from basispath_graph.deah.engine import run_deah
+    from basispath_graph.presets import preset_network
+    from basispath_graph.verify import rank
+    from basispath_graph.verify.rank import CoreChoice
+
+    net = preset_network(family, depth, width)
+    deah = run_deah(net, 0, complete=False)
+    choice = CoreChoice()
+    assert not solver._certify_raw(net, deah, [b for _, b in deah.kept_blocks()], choice).certified
+    assert choice.masks  # the union is short of rank: both primes' passes kept
+    plain = solver._repair(net, deah, 0)
+    made = []
+    monkeypatch.setattr(rank, "ModPElimination", lambda p: made.append(p) or rank.Echelon(p))
+    reused = solver._repair(net, deah, 0, choice)
+    assert made == []  # no greedy pass made again
+    assert [list(r) for r in (reused[1], reused[3])] == [list(r) for r in (plain[1], plain[3])] and len(reused[3]) > 0
+    assert {k: v.tolist() for k, v in reused[0].items()} == {k: v.tolist() for k, v in plain[0].items()}

@@ -21,7 +21,7 @@ from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders
 from ..verify import IncrementalBasis
-from ..verify.rank import compact_csr, greedy_choice
+from ..verify.rank import CoreChoice, compact_csr, greedy_choice
 from .repair_list import RepairList, SpelledDrops
 
 __all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
@@ -38,7 +38,7 @@ class RepairOutcome:
 
 def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np.ndarray]],
                  discards: Iterable[tuple[Hashable, object, np.ndarray]], fallback: Callable[[], Iterable], weight_ids: Callable,
-                 spell: Callable) -> RepairOutcome:
+                 spell: Callable, certified: CoreChoice | None = None) -> RepairOutcome:
     """The three passes (the module doc) up to rank ``target`` (m - H, over ``m`` weights).
     ``union``: (key, block, rows) in order (key: the substructure, or None); ``discards``: (key,
     block, rows), runs in the order Step 3 made them (``PartTable.row_runs``: a described B_r's
@@ -46,7 +46,8 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     pass starts (a skeleton's m - H paths: ResNet-50 x1/8's took 120 MB); ``weight_ids(block)``:
     (paths, hops) weight ids; ``spell(block, k)``: (layers, indices, taps) of row ``k`` of a
     made block, as a ``Repair`` names a path (the union's and the discards' runs pass the run
-    made, the fallback its block).
+    made, the fallback its block); ``certified``: the ``CoreChoice`` the certifier kept on this
+    same union (the same paths in the same order), whose passes the greedy choice then reuses.
 
     The union is peeled first (by holders, O(m)): the i-th peeled path holds a weight that no
     later-peeled path and no core path holds. In any dependence among union paths, the peeled
@@ -67,7 +68,9 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     # The core's rows, made a chunk at a time for each pass of the greedy choice (a described
     # B_r makes one row alone in tens of microseconds, a chunk of them at once).
     chunks = [(r, local[r][at : at + _CORE_ROWS]) for r in range(len(views)) for at in range(0, len(local[r]), _CORE_ROWS)]
-    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks))
+    # the certifier's passes over this same core, in this order, when it kept them
+    known = certified.runs_for(peel.core, int(starts[-1]), [len(rows) for _, rows in chunks]) if certified is not None else None
+    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks), known=known)
     keeps = [np.ones(len(v), dtype=bool) for v in views]
     for (r, rows), kept in zip(chunks, choice):
         keeps[r][rows[~kept]] = False

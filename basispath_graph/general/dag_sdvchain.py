@@ -34,6 +34,7 @@ from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
 from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
+from ..verify.rank import CoreChoice
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
 from .dag_discards import LISTED_DAG_DISCARDS, route_rows
@@ -145,7 +146,7 @@ def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
     return [b for b in extra + shortcuts if len(b)]
 
 
-def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
+def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock], certified: CoreChoice | None = None):
     """The exact repair (``deah.repair``) of the raw union: its B'_r and the paths outside the
     core, SDVChain's discards, then the skeleton of the same walks. Returns the basis as
     (substructure or None, block) pairs, the re-admitted (substructure, row) and the repairs."""
@@ -155,6 +156,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock]):
         + [(None, b, np.arange(len(b))) for b in outside],
         ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
         lambda: skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
+        certified,
     )
     basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
     return basis, out.readmitted, out.repairs
@@ -192,7 +194,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     outside = outside_core(net, plan)
     raw = [(n, b) for n, b in run.kept_blocks() + [(None, b) for b in outside] if len(b)]  # (substructure, block)
     t3 = time.perf_counter()
-    raw_verdict = certify_blocks(net, [b for _, b in raw])
+    choice = CoreChoice()  # the certifier's choice on the union's core, reused by the repair
+    raw_verdict = certify_blocks(net, [b for _, b in raw], record=choice)
     t4 = time.perf_counter()
     timings = {"step1-2": t1 - t0, "relations": t2 - t1, "step3": t3 - t2, "certify": t4 - t3}
     repairs: list[Repair] = []
@@ -200,7 +203,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     needed = 0
     basis, verdict = raw, raw_verdict
     if not raw_verdict.certified:
-        repaired, readmitted, repairs = _repair(net, run, outside)
+        repaired, readmitted, repairs = _repair(net, run, outside, choice)
         needed = len(repairs)
         if repair:
             basis = repaired

@@ -185,13 +185,13 @@ def certify_general(net: GeneralNetwork, paths: list[GeneralPath]) -> Verdict:
 
 
 def certify_blocks(net: GeneralNetwork, blocks: list[GeneralBlock], duplicate: str | None = None,
-                   expected_size: int | None = None) -> Verdict:
+                   expected_size: int | None = None, record=None) -> Verdict:
     """The size and independence part of the certification, on valid blocks (a duplicate found
     by the caller is reported before the size). ``expected_size``: of a part of a basis (default
-    m - H: a whole one)."""
+    m - H: a whole one); ``record``: as ``verify.certify``'s."""
     expected = net.basis_size if expected_size is None else expected_size
     return verdict_of(sum(len(b) for b in blocks), expected, None,
-                      lambda: peel_by_holders(blocks, lambda b: block_weight_ids(net, b), net.m), lambda: duplicate)
+                      lambda: peel_by_holders(blocks, lambda b: block_weight_ids(net, b), net.m), lambda: duplicate, record)
 
 
 _FORMS = 'give a stored path id, a JSON path {"nodes": [[layer, index], ...], "taps": [...]} or a file holding one'

@@ -175,16 +175,16 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, CoreRows]:
         ends = np.flatnonzero(np.diff(who)) + 1
         ptr.append(ptr[-1][-1] + np.append(ends, len(w)))
     empty = np.zeros(0, dtype=np.int64)
-    return pr.n_peeled, CoreRows(np.concatenate(ptr), np.concatenate(parts) if parts else empty)
+    return pr.n_peeled, CoreRows(np.concatenate(ptr), np.concatenate(parts) if parts else empty, pr.core)
 
 
 class CoreRows(Sequence):
     """The core's vectors (weight ids) as CSR arrays, each made a list when read: 4 bytes an
     entry, not a list of int objects (about 40; ResNet-50 x1/8's core of 27,068 paths held
-    50 MB as lists)."""
+    50 MB as lists). ``ids``: which vectors they are (ascending), when known."""
 
-    def __init__(self, ptr: np.ndarray, wids: np.ndarray):
-        self.ptr, self.wids = ptr, wids
+    def __init__(self, ptr: np.ndarray, wids: np.ndarray, ids: np.ndarray | None = None):
+        self.ptr, self.wids, self.ids = ptr, wids, ids
 
     def __len__(self) -> int:
         return len(self.ptr) - 1

@@ -227,7 +227,7 @@ def find_duplicate(network: Network, blocks: Iterable[PathBlock]) -> str | None:
     return f"path {j} ({format_path(layers, row.tolist())}) duplicates path {i}"
 
 
-def certify(network: Network, blocks: Iterable[PathBlock]) -> Verdict:
+def certify(network: Network, blocks: Iterable[PathBlock], record=None) -> Verdict:
     """Decide exactly whether ``blocks`` form a basis path set of ``network``.
 
     Checks, first failure wins: every path valid; paths distinct; size == m - H;
@@ -245,16 +245,17 @@ def certify(network: Network, blocks: Iterable[PathBlock]) -> Verdict:
     elimination on the core (and, for a dependent set of m - H distinct paths, one more with one
     back substitution per dependent row). Memory: O(m) besides the blocks (peeling by holders:
     the m x depth weight ids of the paths are never listed together), and a few numbers a path
-    when a set short of rank is searched for a duplicate.
+    when a set short of rank is searched for a duplicate. ``record``: a ``rank.CoreChoice`` that
+    keeps the core's elimination choice for a repair of the same blocks.
     """
     blocks = list(blocks)
     return verdict_of(sum(len(b) for b in blocks), network.basis_size, find_invalid(network, blocks),
                       lambda: peel_by_holders(blocks, network.weight_ids, network.m),
-                      lambda: find_duplicate(network, blocks))
+                      lambda: find_duplicate(network, blocks), record)
 
 
 def verdict_of(size: int, expected: int, invalid: str | None, peel: Callable[[], tuple[int, list]],
-               duplicate: Callable[[], str | None]) -> Verdict:
+               duplicate: Callable[[], str | None], record=None) -> Verdict:
     """The checks of every certifier in one order, first failure wins: invalid, duplicate,
     size, rank (mod p, made exact when it decides). ``peel()``: (peeled, core rows);
     ``duplicate()``: the first duplicate's message, asked only when the rank falls short (m - H
@@ -262,7 +263,9 @@ def verdict_of(size: int, expected: int, invalid: str | None, peel: Callable[[],
     if invalid is not None:
         return Verdict(False, invalid, size, expected, None)
     peeled, core = peel()
-    rank = peeled + rank_of_rows(core)
+    if record is not None:
+        record.total = size
+    rank = peeled + rank_of_rows(core, record=record)  # record: the choice, for a repair (rank.CoreChoice)
     if rank < size:
         dup = duplicate()
         if dup is not None:
