@@ -98,16 +98,18 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # without it the repaired model gave it 10.4 GB), every one again at 7aa2324 (Step 3's keys
 # int32, free heap handed back per stage, drops spelled when read: whole ResNet-50 682 s,
 # 1.91 GB, which the model before estimated at 5.75 GB; the repaired memory is now per later
-# candidate layer). Measured / estimated: no repair, memory 0.66-1.52, time 0.77-1.30; repaired,
-# memory 0.63-1.58, time 0.60-1.67. Arguments: fixed, per weight, per candidate, lowest, 0, 0,
-# per candidate layer, per later candidate, per later candidate layer.
-# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x64: 0.59; the fit's 0.65),
-# since it lets them start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(1.105e08, 39.84, 0, 0.59, 0, 0, 0, 0, 0)
+# candidate layer), the repaired ones again at b6d8d70 (the repair reuses the raw certification's
+# elimination: whole ResNet-50 522 s, dense-8x128 9.7 s; the repaired time now per candidate).
+# Measured / estimated: no repair, memory 0.66-1.52, time 0.77-1.30; repaired, memory 0.56-1.78,
+# time 0.70-1.43. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer,
+# per later candidate, per later candidate layer.
+# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.43, 46 MB; the fit's
+# 0.65), since it lets them start: a run measured within a limit is never refused under it.
+DEAH_MEMORY = CostModel(1.105e08, 39.84, 0, 0.43, 0, 0, 0, 0, 0)
 DEAH_SECONDS = CostModel(0.1296, 1.963e-07, 0, 0.76, 0, 0, 8.862e-08, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(1.047e08, 0, 0, 0.63, 0, 0, 0, 0, 1.201)
-REPAIRED_SECONDS = CostModel(0.8351, 0, 0, 0.59, 0, 0, 0, 1.486e-05, 0)
+REPAIRED_MEMORY = CostModel(8.497e07, 0, 0, 0.56, 0, 0, 0, 0, 1.362)
+REPAIRED_SECONDS = CostModel(0.2174, 0, 7.961e-06, 0.69, 0, 0, 0, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -130,11 +132,13 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: 2026-11-28 at 0daa575 (the repair's core held compactly: SqueezeNet 1.1 7.47 -> 5.81 GB), the
 #: Inception-v3 ones again at 27a63a6, every one again at e272572 (the discards kept as Step 3's
 #: table, records made when read: Inception-v3 x1/16 8.56 -> 1.46 GB, SqueezeNet 1.1 5.81 -> 2.72
-#: GB). Measured / estimated: memory 0.97-1.03, time 0.96-1.04. Time and memory are put on
-#: candidate layers as well, as the layered deah model's, so that a deeper DAG is estimated dearer.
+#: GB) and at b6d8d70 (B_r int32, the raw certification's elimination reused by the repair:
+#: Inception-v3 x1/16 0.86 GB, SqueezeNet 1.1 65 s, 1.70 GB). Measured / estimated: memory
+#: 0.98-1.02, time 0.75-1.33. Time and memory are put on candidate layers, as the layered deah
+#: model's, so that a deeper DAG is estimated dearer.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(5.956e7, 1221, 0, 0.97, 0, 0, 18.78)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 6.399e-6, 0.95, 0, 0, 1.333e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(4.753e7, 798.6, 0, 0.98, 0, 0, 10.86)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.75, 0, 0, 1.12e-6)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,

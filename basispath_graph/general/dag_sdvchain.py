@@ -148,8 +148,9 @@ def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
 
 def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock], certified: CoreChoice | None = None):
     """The exact repair (``deah.repair``) of the raw union: its B'_r and the paths outside the
-    core, SDVChain's discards, then the skeleton of the same walks. Returns the basis as
-    (substructure or None, block) pairs, the re-admitted (substructure, row) and the repairs."""
+    core, SDVChain's discards, then the skeleton of the same walks (``certified``: the raw
+    certification's choice on the same union, reused). Returns the basis as (substructure or
+    None, block) pairs, the re-admitted (substructure, row) and the repairs."""
     out = exact_repair(
         net.basis_size, net.m,
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
