@@ -338,3 +338,55 @@ def test_list_columns_go_to_copy_with_64_bit_offsets():
     table = _arrow_table({"nodes": Ragged([1, 2, 3], [0, 2, 3])})
     assert table.schema.field("nodes").type == pa.large_list(pa.int64())
     assert table.column("nodes").to_pylist() == [[1, 2], [3]]
+
+
+def test_nullable_columns_are_null_in_arrow_and_unset_for_neo4j():
+    # A Discard's properties of the other rules: NULL in LadybugDB's COPY table (in the column's
+    # own type), None (not set) in Neo4j's parameter lists, whatever the column holds there.
+    import numpy as np
+    import pyarrow as pa
+
+    from basispath_graph.store.base import ArrowStrings, Nullable, Ragged, columns_from, concat_columns
+    from basispath_graph.store.ladybug_store import _arrow_table
+    from basispath_graph.store.neo4j_store import _column_slice
+
+    valid = np.array([True, False, True])
+    cols = {
+        "hop": Nullable(Ragged([1, 2, 9, 3, 4], [0, 2, 3, 5]), valid),
+        "crossing": Nullable(np.array([7, -1, 8]), valid),
+        "twin": Nullable(ArrowStrings(pa.array(["0:1", "", "1:0"])), valid),
+        "chain": Nullable.none(np.zeros(3, dtype=np.int64)),
+    }
+    table = _arrow_table(cols)
+    assert table.schema.field("hop").type == pa.large_list(pa.int64()) and table.schema.field("chain").type == pa.int64()
+    assert table.to_pydict() == {"hop": [[1, 2], None, [3, 4]], "crossing": [7, None, 8], "twin": ["0:1", None, "1:0"], "chain": [None] * 3}
+    assert _column_slice(cols["hop"], 1, 3) == [None, [3, 4]] and _column_slice(cols["twin"], 0, 2) == ["0:1", None]
+    assert columns_from(cols, 2)["crossing"].tolist() == [8]
+    assert concat_columns([cols, columns_from(cols, 1)])["hop"].tolist() == [[1, 2], None, [3, 4], None, [3, 4]]
+
+
+@pytest.mark.parametrize("engine, spec, steps", [
+    ("deah-complete", ("stride", 6, 3, 2), {"prefix", "suffix", "local"}),
+    ("deah", "resnet-style", {"chain", "repair"}),
+])
+def test_a_discard_stores_only_the_properties_of_its_rule(store_uri, engine, spec, steps):
+    from basispath_graph.presets import preset_network
+    from basispath_graph.spec import load_spec
+
+    net = load_spec(EXAMPLES / f"{spec}.json") if isinstance(spec, str) else preset_network(*spec[:3], stride=spec[3])
+    with open_store(store_uri.uri, write=True) as store:
+        run_id = execute_run(store, net, engine, 0).run_id
+        _, rows = store.query(
+            "MATCH (d:Discard {run: $run}) RETURN d.step, d.chain IS NULL, d.pair IS NULL, d.shared IS NULL, "
+            "d.hop IS NULL, d.crossing IS NULL, d.twin IS NULL, d.agrees IS NULL, d.substructure IS NULL", {"run": run_id})
+    seen = {}
+    for step, *nulls in rows:
+        seen.setdefault(step, set()).add(tuple(nulls))
+    sdvchain, hop_rule = (False,) * 3 + (True,) * 4, (True,) * 3 + (False,) * 4
+    expected = {"chain": sdvchain, "head": sdvchain, "prefix": hop_rule, "suffix": hop_rule, "local": (True,) * 7}
+    assert set(seen) == steps
+    for step, patterns in seen.items():
+        if step == "repair":  # its action only (and the substructure of a path it re-admits or drops)
+            assert {p[:7] for p in patterns} == {(True,) * 7}
+        else:
+            assert patterns == {expected[step] + (False,)}, step

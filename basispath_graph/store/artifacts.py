@@ -15,18 +15,19 @@ from ..discarded import DiscardedList, discards_named
 from ..general.blocks import GeneralBlock, general_path_keys
 from ..solver import Repair, SolveResult
 from . import resume
-from .base import ArrowStrings, Ragged, Store, concat_columns
+from .base import ArrowStrings, Nullable, Ragged, Store, concat_columns
 from .path_forms import LayeredForm
 from .resume import Committed
 
 __all__ = ["write_artifacts", "write_subdivision_sets"]
 
 
-#: Discard node properties a rule does not use hold these (both backends store them alike).
-_UNUSED = {
-    "chain": -1, "pair": [], "shared_pairs": [], "ep": [], "ucp_star": [], "iep": [], "shared": [],
-    "substructure": -1, "hop": [], "crossing": -1, "twin": "", "differs": [], "twin_differs": [], "agrees": [],
-}
+#: Discard node properties of the other rules are null (absent on Neo4j, NULL on LadybugDB): a
+#: property set to -1, [] or '' cost a Neo4j server about 17 us a discard (``base.Nullable``).
+#: Runs stored before hold those values; readers take both.
+_SDVCHAIN = ("chain", "pair", "shared_pairs", "ep", "ucp_star", "iep", "shared")
+_HOP_RULE = ("hop", "crossing", "twin", "differs", "twin_differs", "agrees")
+_UNUSED = dict.fromkeys(_SDVCHAIN + ("substructure",) + _HOP_RULE)
 
 
 def _discard_row(run_id: str, k: int, form: LayeredForm, reason, bases) -> dict:
@@ -167,14 +168,16 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
     table: DiscardTable = discarded.table
     count = len(discarded)
     cols = {"substructure": [], "hop": [], "crossing": [], "twin": [], "differs": [], "twin_differs": [], "agrees": [], "step": []}
+    has_hop = []  # the hop rule's records (a local rule's have none of its properties)
     for part in table.part_arrays():
         k = len(part.rows)
         cols["step"].append(part.steps)
         cols["substructure"].append(np.full(k, part.substructure, dtype=np.int64))
+        has_hop.append(np.full(k, part.hop is not None))
         if part.hop is None:
             cols["hop"].append(Ragged.empty(k))
             cols["crossing"].append(np.full(k, -1, dtype=np.int64))
-            cols["twin"].append(ArrowStrings.repeat(_UNUSED["twin"], k))
+            cols["twin"].append(ArrowStrings.repeat("", k))
             for name in ("differs", "twin_differs", "agrees"):
                 cols[name].append(Ragged.empty(k))
             continue
@@ -186,21 +189,22 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
         cols["differs"].append(Ragged.from_mask(mine, ~same))
         cols["twin_differs"].append(Ragged.from_mask(theirs, ~same))
         cols["agrees"].append(Ragged.from_mask(mine, same))
-    none = Ragged.empty(count)
+    none = Nullable.none(Ragged.empty(count))  # SDVChain's properties: no record here has them
+    hop = np.concatenate(has_hop) if count else np.zeros(0, dtype=bool)
     records = {
         "uid": ArrowStrings.keys(f"{run_id}:d", np.arange(count)),
         "run": [run_id] * count,
         "step": np.concatenate(cols["step"]) if count else np.zeros(0, dtype=object),
         "action": ["discard"] * count,
-        "chain": np.full(count, _UNUSED["chain"], dtype=np.int64),
+        "chain": Nullable.none(np.zeros(count, dtype=np.int64)),
         "pair": none, "shared_pairs": none, "ep": none, "ucp_star": none, "iep": none, "shared": none,
         "substructure": np.concatenate(cols["substructure"]) if count else np.zeros(0, dtype=np.int64),
-        "hop": Ragged.concat(cols["hop"]),
-        "crossing": np.concatenate(cols["crossing"]) if count else np.zeros(0, dtype=np.int64),
-        "twin": ArrowStrings.concat(cols["twin"]),
-        "differs": Ragged.concat(cols["differs"]),
-        "twin_differs": Ragged.concat(cols["twin_differs"]),
-        "agrees": Ragged.concat(cols["agrees"]),
+        "hop": Nullable(Ragged.concat(cols["hop"]), hop),
+        "crossing": Nullable(np.concatenate(cols["crossing"]) if count else np.zeros(0, dtype=np.int64), hop),
+        "twin": Nullable(ArrowStrings.concat(cols["twin"]), hop),
+        "differs": Nullable(Ragged.concat(cols["differs"]), hop),
+        "twin_differs": Nullable(Ragged.concat(cols["twin_differs"]), hop),
+        "agrees": Nullable(Ragged.concat(cols["agrees"]), hop),
     }
     bulk("insert_discards", records if count else {})
     discard_ids = n + np.arange(count, dtype=np.int64)

@@ -182,19 +182,59 @@ class ArrowStrings:
         return self.array.to_pylist()
 
 
+class Nullable:
+    """A bulk column whose rows where ``valid`` is false are null: a property a row does not
+    have (a ``Discard``'s properties of the other rules), NULL on LadybugDB and absent on Neo4j,
+    where a property set to null costs nothing (measured: a Discard node 50 us with all 18
+    properties, 33 us with the 11 its rule uses). ``column`` (numpy, ``Ragged`` or
+    ``ArrowStrings``) holds any value in those rows."""
+
+    def __init__(self, column, valid):
+        import numpy as np
+
+        self.column = column
+        self.valid = np.asarray(valid, dtype=bool)
+
+    @classmethod
+    def none(cls, column) -> "Nullable":
+        """Every row of ``column`` null (it gives the length and the backend's type)."""
+        import numpy as np
+
+        return cls(column, np.zeros(len(column), dtype=bool))
+
+    @classmethod
+    def concat(cls, columns: list["Nullable"]) -> "Nullable":
+        import numpy as np
+
+        inner = [c.column for c in columns]
+        joined = type(inner[0]).concat(inner) if hasattr(type(inner[0]), "concat") else np.concatenate(inner)
+        return cls(joined, np.concatenate([c.valid for c in columns]))
+
+    def __len__(self) -> int:
+        return len(self.valid)
+
+    def __getitem__(self, which: slice) -> "Nullable":
+        return Nullable(self.column[which], self.valid[which])
+
+    def tolist(self) -> list:
+        values = self.column.tolist()
+        return [v if ok else None for v, ok in zip(values, self.valid.tolist())]
+
+
 def column_length(columns: dict) -> int:
     """Rows of bulk columns (all of one length); 0 for no columns."""
     return len(next(iter(columns.values()))) if columns else 0
 
 
 def columns_from(columns: dict, start: int) -> dict:
-    """Bulk columns without their first ``start`` rows (lists, numpy arrays, ``Ragged``, ``ArrowStrings``)."""
+    """Bulk columns without their first ``start`` rows (lists, numpy arrays, ``Ragged``,
+    ``ArrowStrings``, ``Nullable``)."""
     return {k: v[start:] for k, v in columns.items()}
 
 
 def concat_columns(parts: list[dict]) -> dict:
     """Bulk columns of one table, one part after the other (lists, numpy arrays, ``Ragged``,
-    ``ArrowStrings``; parts of no rows may be ``{}``)."""
+    ``ArrowStrings``, ``Nullable``; parts of no rows may be ``{}``)."""
     import numpy as np
 
     parts = [p for p in parts if column_length(p)]
@@ -203,7 +243,7 @@ def concat_columns(parts: list[dict]) -> dict:
     out = {}
     for key, first in parts[0].items():
         cols = [p[key] for p in parts]
-        if isinstance(first, (Ragged, ArrowStrings)):
+        if isinstance(first, (Ragged, ArrowStrings, Nullable)):
             out[key] = type(first).concat(cols)
         elif isinstance(first, np.ndarray):
             out[key] = np.concatenate(cols)

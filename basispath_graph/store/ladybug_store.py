@@ -23,7 +23,7 @@ import re
 import time
 from pathlib import Path
 
-from .base import BATCH_ENV, ArrowStrings, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
+from .base import BATCH_ENV, ArrowStrings, Nullable, Ragged, Store, StoreError, StoreLocked, WriteRefused, env_rows, python_columns
 from .library import QueryLibrary
 
 __all__ = ["LadybugStore", "holds_store", "DB_FILE", "LOCK_FILE", "BATCH_ENV", "WAIT_OPTION"]
@@ -126,20 +126,26 @@ def _used_params(statement: str, params: dict) -> dict:
 
 def _arrow_table(columns: dict):
     """Columns as an Arrow table for COPY: numpy columns go in without Python objects."""
-    import numpy as np
     import pyarrow as pa
 
-    out = {}
-    for key, col in columns.items():
-        if isinstance(col, Ragged):
-            # 64-bit offsets (large_list): a column of more than 2^31 list values (50 M paths
-            # of a deep network) would wrap around in list's int32 offsets.
-            out[key] = pa.LargeListArray.from_arrays(pa.array(col.offsets.astype(np.int64, copy=False)), pa.array(col.values))
-        elif isinstance(col, ArrowStrings):
-            out[key] = col.array
-        else:
-            out[key] = pa.array(col)
-    return pa.table(out)
+    return pa.table({key: _arrow_column(col) for key, col in columns.items()})
+
+
+def _arrow_column(col):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, Ragged):
+        # 64-bit offsets (large_list): a column of more than 2^31 list values (50 M paths
+        # of a deep network) would wrap around in list's int32 offsets.
+        return pa.LargeListArray.from_arrays(pa.array(col.offsets.astype(np.int64, copy=False)), pa.array(col.values))
+    if isinstance(col, ArrowStrings):
+        return col.array
+    if isinstance(col, Nullable):  # the column's own type, NULL where a row has no value
+        inner = _arrow_column(col.column)
+        return pc.if_else(pa.array(col.valid), inner, pa.scalar(None, inner.type))
+    return pa.array(col)
 
 
 class LadybugStore(Store):
