@@ -136,16 +136,19 @@ def _arrow_column(col):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    missing = None  # a Nullable's null rows: a validity mask, no copy of the values
+    if isinstance(col, Nullable):
+        if isinstance(col.column, ArrowStrings):
+            return pc.if_else(pa.array(col.valid), col.column.array, pa.scalar(None, pa.string()))
+        col, missing = col.column, ~col.valid
     if isinstance(col, Ragged):
         # 64-bit offsets (large_list): a column of more than 2^31 list values (50 M paths
         # of a deep network) would wrap around in list's int32 offsets.
-        return pa.LargeListArray.from_arrays(pa.array(col.offsets.astype(np.int64, copy=False)), pa.array(col.values))
+        offsets = pa.array(col.offsets.astype(np.int64, copy=False))
+        return pa.LargeListArray.from_arrays(offsets, pa.array(col.values), mask=None if missing is None else pa.array(missing))
     if isinstance(col, ArrowStrings):
         return col.array
-    if isinstance(col, Nullable):  # the column's own type, NULL where a row has no value
-        inner = _arrow_column(col.column)
-        return pc.if_else(pa.array(col.valid), inner, pa.scalar(None, inner.type))
-    return pa.array(col)
+    return pa.array(col) if missing is None else pa.array(np.asarray(col), mask=missing)
 
 
 class LadybugStore(Store):
