@@ -23,7 +23,7 @@ __all__ = ["write_artifacts", "write_subdivision_sets"]
 
 
 #: Discard node properties of the other rules are null (absent on Neo4j, NULL on LadybugDB): a
-#: property set to -1, [] or '' cost a Neo4j server about 17 us a discard (``base.Nullable``).
+#: property set to -1, [] or '' cost a Neo4j server about 18 us a discard (``base.Nullable``).
 #: Runs stored before hold those values; readers take both.
 _SDVCHAIN = ("chain", "pair", "shared_pairs", "ep", "ucp_star", "iep", "shared")
 _HOP_RULE = ("hop", "crossing", "twin", "differs", "twin_differs", "agrees")
