@@ -26,7 +26,7 @@ import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-from .base import BATCH_ENV, Nullable, Ragged, Store, StoreError, StoreUnavailable, WriteRefused, column_length, env_rows
+from .base import BATCH_ENV, Ragged, Store, StoreError, StoreUnavailable, WriteRefused, column_length, env_rows
 from .library import QueryLibrary
 
 __all__ = ["Neo4jStore", "neo4j_credentials"]
@@ -121,10 +121,7 @@ class _Stopped(Exception):
 
 def _column_slice(column, start: int, stop: int) -> list:
     """Rows start..stop of a bulk column as a plain list (a list of lists for ``Ragged``; None
-    in a ``Nullable``'s null rows: the property is not set)."""
-    if isinstance(column, Nullable):
-        values = _column_slice(column.column, start, stop)
-        return [v if ok else None for v, ok in zip(values, column.valid[start:stop].tolist())]
+    in a ``Nullable``'s null rows, its own ``tolist``: the property is not set)."""
     if isinstance(column, Ragged):
         offsets = column.offsets[start : stop + 1]
         values = column.values[offsets[0] : offsets[-1]].tolist()
