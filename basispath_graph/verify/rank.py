@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
+from ..linalg.greedy_mod_p import greedy_mask
 from ..linalg.peeling import CoreRows, PeelResult, peel
 from ..network import Network, PathBlock
 
@@ -88,17 +89,25 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
     if record is not None:  # (a core whose ids are not its rows' own, e.g. zero rows left out, is not kept)
         ids = getattr(rows, "ids", None)
         record.ids, record.masks = (ids if ids is not None and len(ids) == len(rows) else None), {}
+    ptr, wids = csr_of_rows(rows)
     for p in primes:
-        el = ModPElimination(p)
+        mask = greedy_mask(ptr, wids, p)
         if record is not None and record.ids is not None:
-            record.masks[p] = np.fromiter((el.add(row) for row in rows), dtype=bool, count=len(rows))
-        else:
-            for row in rows:
-                el.add(row)
-        best = max(best, el.rank)
+            record.masks[p] = mask
+        best = max(best, int(mask.sum()))
         if best == len(rows):
             break
     return best
+
+
+def csr_of_rows(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, weight ids) of rows given as sequences of weight ids; a ``CoreRows``' own arrays."""
+    if isinstance(rows, CoreRows):
+        return rows.ptr, rows.wids
+    lists = [list(r) for r in rows]
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in lists], out=ptr[1:])
+    return ptr, np.fromiter((w for r in lists for w in r), dtype=np.int64, count=int(ptr[-1]))
 
 
 def exact_rank_of_rows(rows: Sequence[Sequence[int]], p: int = P1) -> int:
@@ -118,11 +127,9 @@ def exact_rank_of_rows(rows: Sequence[Sequence[int]], p: int = P1) -> int:
     3
     """
     rows = rows if isinstance(rows, CoreRows) else [list(r) for r in rows]  # read twice, by index
-    el = ModPElimination(p)
-    for row in rows:
-        el.add(row)
-    if el.rank == len(rows):
-        return el.rank
+    rank = int(greedy_mask(*csr_of_rows(rows), p).sum())
+    if rank == len(rows):
+        return rank
     ech = Echelon(modulus=p, recipes=True)
     kept: list[int] = []  # echelon index -> row index
     rejected: list[int] = []
@@ -272,8 +279,8 @@ def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, 
     def greedy(p: int) -> list[np.ndarray]:
         if known and p in known:
             return known[p]
-        el = ModPElimination(p)
-        return [np.fromiter((el.add(row) for row in np.asarray(run).tolist()), dtype=bool, count=len(run)) for run in runs()]
+        ptr, wids, lengths = _csr_of_runs(runs())
+        return np.split(greedy_mask(ptr, wids, p), np.cumsum(lengths)[:-1]) if lengths else []
 
     first = greedy(primes[0])
     if len(primes) < 2 or all(keep.all() for keep in first):
@@ -283,6 +290,28 @@ def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, 
         return first
     basis = IncrementalBasis(None, primes)
     return [np.fromiter((basis.add(row) for row in np.asarray(run).tolist()), dtype=bool, count=len(run)) for run in runs()]
+
+
+def _csr_of_runs(runs: Iterable) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """(ptr, weight ids, rows of each run) of runs of (rows, hops) weight ids (or of rows of
+    any lengths), int32 where they fit: as many ids as a ``CoreRows`` of the same rows holds."""
+    parts, sizes, lengths = [], [], []
+    for run in runs:
+        run = np.asarray(run)
+        lengths.append(len(run))
+        if run.dtype == object or run.ndim != 2:  # rows of different lengths
+            rows = [np.asarray(r, dtype=np.int64) for r in run]
+            sizes.append(np.array([len(r) for r in rows], dtype=np.int64))
+            flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        else:
+            sizes.append(np.full(len(run), run.shape[1], dtype=np.int64))
+            flat = run.ravel()
+        parts.append(flat.astype(np.int32) if len(flat) and int(flat.max()) < 2**31 else flat.astype(np.int64))
+    ptr = np.zeros(sum(lengths) + 1, dtype=np.int64)
+    if sizes:
+        np.cumsum(np.concatenate(sizes), out=ptr[1:])
+    wids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return ptr, wids, lengths
 
 
 # --------------------------------------------------------------------------------------
