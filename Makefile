@@ -19,7 +19,10 @@ $(BIN)/python:
 
 install: $(INSTALL_STAMP)
 
-$(INSTALL_STAMP): pyproject.toml | $(BIN)/python
+# setup.py builds the C loop of linalg/greedy_mod_p in place: a change of it reinstalls too.
+EXTENSION := setup.py basispath_graph/linalg/greedy_mod_p_ext.c
+
+$(INSTALL_STAMP): pyproject.toml $(EXTENSION) | $(BIN)/python
 	$(BIN)/python -m pip install -e .
 	touch $@
 
@@ -34,7 +37,7 @@ TORCH_PINS := torch==2.15.0 torchvision==0.29.2
 # onnxscript is what torch.onnx.export(dynamo=True), the default exporter, needs (tested).
 TEST_PINS := scikit-learn==1.9.1 onnxscript==0.7.2
 
-$(TEST_STAMP): pyproject.toml Makefile | $(BIN)/python
+$(TEST_STAMP): pyproject.toml Makefile $(EXTENSION) | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]' $(TORCH_PINS) $(TEST_PINS)
 	touch $@
 

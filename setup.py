@@ -12,13 +12,19 @@ a second copy or a symlink inside the package:
   ``cypher_dir()`` then falls back to the checkout's top-level folder, so edits to a query take
   effect without reinstalling. The copy is skipped in editable mode for that reason.
 
-Everything else stays in pyproject.toml; this file only adds the copy.
+It also builds the one C extension, ``basispath_graph.linalg.greedy_mod_p_ext`` (the loop of the
+greedy elimination mod p, ``linalg/greedy_mod_p.py``): plain C against Python's headers, no
+numpy headers. It is optional: without a compiler the install goes on without it, and
+``greedy_mod_p`` uses Python's elimination for every input (correct, about 20x slower on big
+cores; ``greedy_mod_p.COMPILED`` says which).
+
+Everything else stays in pyproject.toml; this file adds the copy and the extension.
 """
 
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
@@ -38,4 +44,7 @@ class build_py_with_cypher(build_py):
         shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*~", ".*"))
 
 
-setup(cmdclass={"build_py": build_py_with_cypher})
+setup(
+    cmdclass={"build_py": build_py_with_cypher},
+    ext_modules=[Extension("basispath_graph.linalg.greedy_mod_p_ext", ["basispath_graph/linalg/greedy_mod_p_ext.c"], optional=True)],
+)

@@ -1,4 +1,4 @@
-"""The compiled greedy elimination mod p (linalg/greedy_mod_p.py) keeps exactly the rows that
+"""The compiled greedy elimination mod p (linalg/greedy_mod_p.py, its loop in C) keeps exactly the rows that
 Python's Echelon keeps, one at a time in order: modulo small primes (where rows independent over
 Q are dropped, and pivot rows fill in) and the two big ones, with the echelon's pools grown
 from a few entries, and through every caller (rank, exact rank, the repair's greedy choice)."""
@@ -48,6 +48,12 @@ def test_dense_rows_fill_in_and_a_prime_dividing_a_minor():
     tri = [[0, 1], [1, 2], [0, 2]]
     assert greedy_mask(*csr(tri), 2, compiled=True).tolist() == [True, True, False]
     assert greedy_mask(*csr(tri), 3, compiled=True).tolist() == [True, True, True]
+
+
+def test_the_c_loop_is_built_by_the_install():
+    # setup.py builds it optionally; make test's install (a C compiler on every machine of this
+    # project) must have built it, or every test above compares Python with itself
+    assert greedy_mod_p.COMPILED, "basispath_graph.linalg.greedy_mod_p_ext was not built: see setup.py"
 
 
 def test_a_prime_too_big_for_64_bit_products_is_refused():

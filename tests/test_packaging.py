@@ -72,7 +72,7 @@ def installed(tmp_path_factory):
     # 1. sdist from a copy of what the build reads (the checkout's build/ and egg-info stay untouched).
     src = root / "src"
     src.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.so")  # the editable install's own build
     for name in PACKAGING_INPUTS:
         p = REPO / name
         if p.is_dir():
@@ -153,6 +153,18 @@ def test_installed_package_reads_its_own_copy(installed):
     assert module.is_relative_to(bin_dir.parent) and not module.is_relative_to(REPO)
     assert cypher == module.parents[1] / "cypher"
     assert (cypher / "queries" / "why.cypher").is_file()
+
+
+def test_the_wheel_carries_the_compiled_loop(installed):
+    # setup.py builds linalg/greedy_mod_p_ext.c into the wheel from the sdist's source
+    bin_dir, work, sdist, wheel = installed
+    with tarfile.open(sdist) as tar:
+        assert any(n.endswith("basispath_graph/linalg/greedy_mod_p_ext.c") for n in tar.getnames())
+    out = subprocess.run(
+        [str(bin_dir / "python"), "-c", "from basispath_graph.linalg import greedy_mod_p as g; print(g.COMPILED, g.reduce_rows.__module__)"],
+        cwd=work, env=_env(bin_dir), capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert out == ["True", "basispath_graph.linalg.greedy_mod_p_ext"]
 
 
 def test_cli_outside_the_checkout(installed):

@@ -5,7 +5,7 @@
 - :mod:`.elimination`: sparse Gaussian elimination over GF(p) or Q, optionally remembering how
   each echelon row was formed (to read off coordinates);
 - :mod:`.greedy_mod_p`: which 0/1 rows, in order, raise the rank modulo a prime: the same choice
-  as :mod:`.elimination`'s, compiled (numba) for big cores;
+  as :mod:`.elimination`'s, its loop in C;
 - :mod:`.sparse_inverse`: the inverse of independent sparse rows on pivot coordinates mod p
   (peeling, then elimination of the core);
 - :mod:`.checks`: "does this combination add up to that vector?" (certificate re-adding).
