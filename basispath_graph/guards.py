@@ -42,7 +42,11 @@ class CostModel:
     features (``skeleton_features``): one weight family per connection, and designated walks and
     explicit paths of O(H x depth) numbers. The later candidates are those of the substructures
     after p_0 (``candidate_features``): faithful deah's SDVChain discards and certifies among them,
-    so a network with p_0 alone (VGG) costs little for its candidates."""
+    so a network with p_0 alone (VGG) costs little for its candidates. Substructure candidates
+    (selected substructures x candidates) are faithful deah's on a layer DAG: its time, once the
+    elimination was compiled, went where each substructure meets the union's paths (Step 3's chain
+    heads against Q_t, the repair's re-admissions): Inception-v3's 138 substructures cost 8x a
+    candidate layer what SqueezeNet's 9 do."""
 
     fixed: float
     per_weight: float
@@ -53,13 +57,16 @@ class CostModel:
     per_candidate_layer: float = 0.0
     per_later_candidate: float = 0.0
     per_later_candidate_layer: float = 0.0
+    per_substructure_candidate: float = 0.0
 
     def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0,
-                 candidate_layers: int = 0, later_candidates: int = 0, later_candidate_layers: int = 0) -> float:
+                 candidate_layers: int = 0, later_candidates: int = 0, later_candidate_layers: int = 0,
+                 substructure_candidates: int = 0) -> float:
         return (self.fixed + self.per_weight * m + self.per_candidate * candidates
                 + self.per_connection * connections + self.per_neuron_depth * neuron_depth
                 + self.per_candidate_layer * candidate_layers + self.per_later_candidate * later_candidates
-                + self.per_later_candidate_layer * later_candidate_layers)
+                + self.per_later_candidate_layer * later_candidate_layers
+                + self.per_substructure_candidate * substructure_candidates)
 
 
 # The skeleton, described (general/described.py; layered networks too): fitted by
@@ -99,17 +106,18 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # int32, free heap handed back per stage, drops spelled when read: whole ResNet-50 682 s,
 # 1.91 GB, which the model before estimated at 5.75 GB; the repaired memory is now per later
 # candidate layer), the repaired ones again at b6d8d70 (the repair reuses the raw certification's
-# elimination: whole ResNet-50 522 s, dense-8x128 9.7 s; the repaired time now per candidate).
-# Measured / estimated: no repair, memory 0.66-1.52, time 0.77-1.30; repaired, memory 0.56-1.78,
-# time 0.70-1.43. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer,
+# elimination: whole ResNet-50 522 s, dense-8x128 9.7 s; the repaired time now per candidate),
+# ResNet-50 x1/8 and x1/4 again on 2026-11-29 (their cores' greedy elimination in C: x1/4 23.7 ->
+# 17.7 s; the repaired time now per later candidate). Measured / estimated: no repair, memory
+# 0.66-1.52, time 0.77-1.30; repaired, memory 0.57-1.76, time 0.61-1.64. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer,
 # per later candidate, per later candidate layer.
 # DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.43, 46 MB; the fit's
 # 0.65), since it lets them start: a run measured within a limit is never refused under it.
 DEAH_MEMORY = CostModel(1.105e08, 39.84, 0, 0.43, 0, 0, 0, 0, 0)
 DEAH_SECONDS = CostModel(0.1296, 1.963e-07, 0, 0.76, 0, 0, 8.862e-08, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.497e07, 0, 0, 0.56, 0, 0, 0, 0, 1.362)
-REPAIRED_SECONDS = CostModel(0.2174, 0, 7.961e-06, 0.69, 0, 0, 0, 0, 0)
+REPAIRED_MEMORY = CostModel(8.419e07, 0, 0, 0.56, 0, 0, 0, 0, 1.347)
+REPAIRED_SECONDS = CostModel(0.3289, 0, 0, 0.60, 0, 0, 0, 8.318e-06, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -133,12 +141,17 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: Inception-v3 ones again at 27a63a6, every one again at e272572 (the discards kept as Step 3's
 #: table, records made when read: Inception-v3 x1/16 8.56 -> 1.46 GB, SqueezeNet 1.1 5.81 -> 2.72
 #: GB) and at b6d8d70 (B_r int32, the raw certification's elimination reused by the repair:
-#: Inception-v3 x1/16 0.86 GB, SqueezeNet 1.1 65 s, 1.70 GB). Measured / estimated: memory
-#: 0.98-1.02, time 0.75-1.33. Time and memory are put on candidate layers, as the layered deah
-#: model's, so that a deeper DAG is estimated dearer.
+#: Inception-v3 x1/16 0.86 GB, SqueezeNet 1.1 65 s, 1.70 GB) and on 2026-11-29 (the cores'
+#: greedy elimination in C and the raw union certified as views of the B_r: SqueezeNet 1.1
+#: 14.8 s, 1.06 GB; Inception-v3 x1/16 103 s, 833 MB, its time elsewhere). Then SqueezeNet's
+#: time per candidate layer fell 5x and Inception-v3's did not: no model on candidate layers
+#: was within 2.8x of both, so time and memory are now put on substructure candidates
+#: (selected substructures x candidates, ``features``). Measured / estimated: memory 0.95-1.05,
+#: time 0.87-1.14. Arguments: fixed, per weight, 0, lowest, 0, 0, 0, 0, 0, per substructure
+#: candidate.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(4.753e7, 798.6, 0, 0.98, 0, 0, 10.86)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.75, 0, 0, 1.12e-6)
+LAYER_DAG_DEAH_MEMORY = CostModel(6.189e7, 846.7, 0, 0.94, 0, 0, 0, 0, 0, 2.552)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.87, 0, 0, 0, 0, 0, 3.777e-7)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
@@ -211,22 +224,23 @@ def describes(network, step1) -> bool:
     return all(plan.rule in ("p0", "ear") for plan in plans)
 
 
-def features(network, engine: str) -> tuple[int, int, int, int, int, int, int]:
+def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, int]:
     """(m, candidates, connections, H x depth, candidate layers, later candidates, later candidate
-    layers) of a layered or general network for ``engine``'s estimates: the skeleton uses m,
+    layers, substructure candidates) of a layered or general network for ``engine``'s estimates: the skeleton uses m,
     connections and H x depth; the DEAH engines m, candidates (the paths of the B_r of the
     selected substructures) and candidate layers (those paths times the layers each visits: a B_r
     is held as |B_r| rows of its layers' neurons, so its memory grows with depth as well as
     width), faithful deah on a layered core also those of the substructures after p_0
-    (``candidate_features``). Step 1 runs for them; on a general network on its core
+    (``candidate_features``), on a layer DAG its selected substructures x candidates. Step 1 runs for them; on a general network on its core
     (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
-        return (network.m, 0, *skeleton_features(network), 0, 0, 0)
+        return (network.m, 0, *skeleton_features(network), 0, 0, 0, 0)
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
 
-        candidates, layers = plan_dag_run(network).candidate_features()
-        return network.m, candidates, 0, 0, layers, 0, 0
+        plan = plan_dag_run(network)
+        candidates, layers = plan.candidate_features()
+        return network.m, candidates, 0, 0, layers, 0, 0, len(plan.ears) * candidates
     from .deah.step1_substructures import run_step1
 
     core = network
@@ -238,9 +252,9 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int]:
     candidates, layers, later, later_layers = candidate_features(core, step1)
     if engine == "deah-complete":
         if describes(core, step1):  # the B_r described: no candidate layers held; B_0's certificate lists H x depth
-            return network.m, candidates, 0, skeleton_features(network)[1], 0, 0, 0
-        return network.m, candidates, 0, 0, layers, 0, 0
-    return network.m, candidates, 0, 0, layers, later, later_layers
+            return network.m, candidates, 0, skeleton_features(network)[1], 0, 0, 0, 0
+        return network.m, candidates, 0, 0, layers, 0, 0, 0
+    return network.m, candidates, 0, 0, layers, later, later_layers, 0
 
 
 def candidate_features(network: Network, step1) -> tuple[int, int, int, int]:
@@ -361,9 +375,10 @@ def _seconds(x: float) -> str:
 
 
 def check_time(what: str, model: CostModel, m: int, candidates: int, limit: float | None, hint: str,
-               connections: int = 0, neuron_depth: int = 0, candidate_layers: int = 0, later: tuple[int, int] = (0, 0)) -> None:
+               connections: int = 0, neuron_depth: int = 0, candidate_layers: int = 0, later: tuple[int, ...] = (0, 0)) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` seconds (None: no limit).
-    ``later``: the later candidates and their layers (``candidate_features``)."""
+    ``later``: the later candidates and their layers (``candidate_features``), then the substructure
+    candidates where they count (``features``)."""
     seconds = model(m, candidates, connections, neuron_depth, candidate_layers, *later)
     lowest = model.lowest * seconds
     if limit is not None and lowest > limit:
@@ -456,7 +471,7 @@ def _check_file(path, limit: int, model: CostModel) -> None:
 
 def check_memory(what: str, model: CostModel, m: int, candidates: int, limit: int, hint: str,
                  connections: int = 0, neuron_depth: int = 0, subject: str | None = None, candidate_layers: int = 0,
-                 later: tuple[int, int] = (0, 0)) -> None:
+                 later: tuple[int, ...] = (0, 0)) -> None:
     """Refuse when even the lowest estimate of ``model`` is over ``limit`` bytes, or the estimate
     itself over a ``MachineLimit`` (``subject``: what a later out-of-memory message calls the run,
     default ``what``; ``later`` as ``check_time``'s)."""

@@ -133,7 +133,7 @@ def test_faithful_deah_on_layer_dags_against_brute_force(spec):
         assert list(d.reason.iep) == [ids[k] for k in route.connections if k not in shared]
         assert d.reason.shared != d.reason.ucp_star
     # the raw union: its verdict is the oracle's
-    raw = [p for n, b in run.kept_blocks() for p in _paths(net, b)]
+    raw = [p for n, b in run.kept_blocks() for p in _paths(net, b.materialise())]
     outside = [p for b in outside_core(net, run.plan) for p in _paths(net, b)]
     union = raw + outside
     raw_is_basis = len(union) == len(set(union)) == m - H and exact_rank([oracle_vector(p) for p in union]) == m - H

@@ -24,7 +24,7 @@ from ..verify import IncrementalBasis
 from ..verify.rank import CoreChoice, compact_csr, greedy_choice
 from .repair_list import RepairList, SpelledDrops
 
-__all__ = ["RepairOutcome", "exact_repair", "taken_blocks"]
+__all__ = ["BlockRows", "RepairOutcome", "exact_repair", "taken_blocks"]
 
 
 @dataclass
@@ -59,7 +59,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     needed, are decided modulo the peeled paths (``PeeledTriangle``): a path is independent of
     the kept ones iff its residual is independent of theirs."""
     union = list(union)
-    views = [_Rows(block, rows) for _, block, rows in union]
+    views = [BlockRows(block, rows) for _, block, rows in union]
     peel = peel_result_by_holders(views, weight_ids, m)
     in_core = np.zeros(sum(map(len, views)), dtype=bool)
     in_core[peel.core] = True
@@ -133,8 +133,10 @@ def _residual(peeled: PeeledTriangle, weights: list[int]) -> dict[int, int]:
     return res
 
 
-class _Rows:
-    """Rows ``rows`` of a block, read as a block (``len``, ``take``): what peeling reads."""
+class BlockRows:
+    """Rows ``rows`` of a block, read as a block (``len``, ``take``): what peeling and the
+    certifier read, without a copy of the rows (``materialise()`` makes one when a block is
+    needed)."""
 
     def __init__(self, block, rows: np.ndarray):
         self.block, self.rows = block, rows
@@ -144,6 +146,9 @@ class _Rows:
 
     def take(self, index):
         return self.block.take(self.rows[index])
+
+    def materialise(self):
+        return self.block.take(self.rows)
 
 
 def _repair(action: str, spelled: tuple, key) -> Repair:

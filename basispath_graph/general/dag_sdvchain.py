@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..deah.repair import exact_repair, taken_blocks
+from ..deah.repair import BlockRows, exact_repair, taken_blocks
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
@@ -119,9 +119,11 @@ class SdvChainRun:
         """Step 1 as a layered run's ``DeahResult.step1`` reads (the store's one writer uses it)."""
         return self.substructures
 
-    def kept_blocks(self) -> list[tuple[int, GeneralBlock]]:
-        """(substructure, B'_r) in selection order: the core part of the raw union."""
-        return [(n, self.bases[n].take(self.step3.alive[n])) for n in self.substructures.selected]
+    def kept_blocks(self) -> list[tuple[int, BlockRows]]:
+        """(substructure, B'_r) in selection order: the core part of the raw union, as views of
+        the B_r (``materialise()``: a block); SqueezeNet 1.1's copies held some 250 MB while the
+        union was certified."""
+        return [(n, BlockRows(self.bases[n], np.flatnonzero(self.step3.alive[n]))) for n in self.substructures.selected]
 
 
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
@@ -129,11 +131,12 @@ def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_lim
     on a width sweep of SqueezeNet 1.1)."""
     candidates, layers = plan.candidate_features()
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
+    later = (0, 0, len(plan.ears) * candidates)  # as guards.features has them
     check_time(what, SECONDS[LAYER_DAG_DEAH], net.m, candidates, time_limit,
-               f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers)
+               f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers, later=later)
     if memory_limit is not None:
         check_memory(what, MEMORY[LAYER_DAG_DEAH], net.m, candidates, memory_limit,
-                     f"use --engine deah-complete (described) or raise --max-memory-gb / {MEMORY_ENV}", candidate_layers=layers)
+                     f"use --engine deah-complete (described) or raise --max-memory-gb / {MEMORY_ENV}", candidate_layers=layers, later=later)
 
 
 def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
@@ -193,7 +196,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     step3 = run_step3(_GeneralWeights(net), substructures, bases, rel)
     run = SdvChainRun(plan, substructures, bases, step3)
     outside = outside_core(net, plan)
-    raw = [(n, b) for n, b in run.kept_blocks() + [(None, b) for b in outside] if len(b)]  # (substructure, block)
+    raw = [(n, b) for n, b in run.kept_blocks() + [(None, BlockRows(b, np.arange(len(b)))) for b in outside] if len(b)]  # (substructure, view)
     t3 = time.perf_counter()
     choice = CoreChoice()  # the certifier's choice on the union's core, reused by the repair
     raw_verdict = certify_blocks(net, [b for _, b in raw], record=choice)
@@ -202,7 +205,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     repairs: list[Repair] = []
     readmitted: set[tuple[int, int]] = set()
     needed = 0
-    basis, verdict = raw, raw_verdict
+    basis, verdict = None, raw_verdict
     if not raw_verdict.certified:
         repaired, readmitted, repairs = _repair(net, run, outside, choice)
         needed = len(repairs)
@@ -212,6 +215,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         else:
             readmitted, repairs = set(), []
         timings["repair"] = time.perf_counter() - t4
+    if basis is None:  # the raw union, made blocks now that its certification is done
+        basis = [(n, b.materialise()) for n, b in raw]
     # Step 3's table less the re-admitted rows, then the drops: a record made when read
     table = RepairedDiscards(step3.discards, readmitted, []) if readmitted else step3.discards
     discarded = SdvChainDiscards(net, bases, table, repairs_that_drop(repairs))
