@@ -36,7 +36,8 @@ READMIT = {"name": "readmit", "layers": [{"name": "x", "size": 2}, {"name": "h0"
 
 
 def _paths(net, block) -> list:
-    return [_named(net, p) for p in block_general_paths(net, block)]
+    # a listed block or a described B_r (RouteRows): every row listed
+    return [_named(net, p) for p in block_general_paths(net, block.take(slice(None)))]
 
 
 def _subdivides(a, b) -> bool:
@@ -53,7 +54,7 @@ class _Weights:
         self.net = net
 
     def weight_ids(self, block):
-        return block_weight_ids(self.net, block)
+        return block_weight_ids(self.net, block.take(slice(None)))
 
 
 def _reference_step3(net, run):
@@ -109,10 +110,16 @@ def test_faithful_deah_on_layer_dags_against_brute_force(spec):
     run = result.sdvchain
     if run is None:  # a chain core: the layered engine's (tests/test_general_deah.py)
         return
-    # Step 2: each B_r is m_r - H_r independent paths along its route
+    # Step 2: each B_r is m_r - H_r independent paths along its route, described: any rows taken
+    # (a mask, a slice, indices in any order, repeated) are those rows of the whole
     for n, s in enumerate(run.substructures.paths):
         rows = _paths(net, run.bases[n])
-        assert len(set(rows)) == len(rows) == run.plan.ears[n].rows
+        assert len(set(rows)) == len(rows) == run.plan.ears[n].rows == len(run.bases[n])
+        every = run.bases[n].take(slice(None))
+        pick = np.arange(len(rows))[::-1].repeat(2)
+        for index in (pick, np.arange(len(rows)) % 2 == 0, slice(1, None, 2), []):
+            got, want = run.bases[n].take(index), every.take(index)
+            assert np.array_equal(got.nodes, want.nodes) and np.array_equal(got.taps, want.taps) and got.nodes.dtype == np.int32
         assert all(p in all_paths for p in rows)
         assert exact_rank([oracle_vector(p) for p in rows]) == len(rows)
     # Step 3 replayed independently: chains by brute-force subdivision, Q_t, and every SDVChain

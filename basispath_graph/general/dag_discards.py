@@ -19,14 +19,15 @@ from functools import cached_property
 
 import numpy as np
 
-from .blocks import GeneralBlock, general_path_json
+from .blocks import GeneralBlock, block_weight_ids, general_path_json
 from .lazy_blocks import CHUNK_ROWS
 from .dag_deah import DagRun
 from .model import GeneralNetwork
 from .paths import GeneralPath
 from .skeleton import designated_edges, designated_neighbour
+from ..deah.subroutine_rows import positions
 
-__all__ = ["LISTED_DAG_DISCARDS", "route_rows", "chain_starts", "weight_rows", "chain_rows", "DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
+__all__ = ["LISTED_DAG_DISCARDS", "RouteRows", "route_rows", "chain_starts", "weight_rows", "chain_rows", "DiscardPart", "EarDiscards", "DagDiscardPaths", "discard_documents", "locate_discard", "discard_reason", "certificate", "kept_path", "through_path", "RouteRow"]
 
 
 #: A layer-DAG run's export lists its discards with their certificates up to this many (each
@@ -79,15 +80,76 @@ def chain_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ..
     return GeneralBlock(layers, hops, nodes, np.zeros((len(z), len(hops)), dtype=np.int64))
 
 
+class RouteRows:
+    """Subroutine's B_r along a route, described (faithful deah's Step 2, ``dag_sdvchain``): per
+    hop the rows R_r(e) of the weights r's walks do not use, then per layer its T_r chains,
+    m_r - H_r rows, each made when read (``take``) from its weight or its chain's first neuron.
+    What it holds is O(m_r): the unused weights of each hop and the chain starts of each layer,
+    where the listing held |B_r| x layers neurons and taps (SqueezeNet 1.1: 3.8 M rows of 19
+    layers, 580 MB as int32, for the whole run). ``unused``: a cache of each connection's unused
+    weights, shared by the routes of one run."""
+
+    def __init__(self, net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...], unused: dict | None = None):
+        self.net, self.layers, self.hops = net, tuple(layers), tuple(hops)
+        unused = {} if unused is None else unused
+        for k in self.hops:
+            if k not in unused:
+                unused[k] = _unused_weights(net, k)
+        # (kind, position, values): a hop's unused local weight ids, a layer's chain starts
+        self.parts = [("weight", h, unused[k]) for h, k in enumerate(self.hops)]
+        self.parts += [("chain", p, chain_starts(net, self.layers, self.hops, p)) for p in range(len(self.layers))]
+        self.starts = np.concatenate([[0], np.cumsum([len(v) for _, _, v in self.parts])]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    @cached_property
+    def _walks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per route position p: every neuron's walk back to the first layer (``back[p]``: size x
+        (p + 1)) and on to the last (``on[p]``: size x (layers - p)), int32: a row is two of them
+        side by side, looked up instead of walked (a take of a few rows walked every hop of its
+        parts: the peeling's rounds took 4x the solve). O(neurons on the route x layers)."""
+        net, layers, hops = self.net, self.layers, self.hops
+        back, on = [], []
+        for p, l in enumerate(layers):
+            z = np.arange(net.layers[l].size, dtype=np.int64)
+            back.append(_route_walk(net, hops, p, z, False).astype(np.int32))
+            on.append(_route_walk(net, hops, p, z, True).astype(np.int32))
+        return back, on
+
+    def take(self, index) -> GeneralBlock:
+        """Rows ``index`` (a slice, a mask, integers) as a block, int32 as ``route_rows`` lists them."""
+        at = positions(index, len(self))
+        part = np.searchsorted(self.starts, at, side="right") - 1
+        nodes = np.empty((len(at), len(self.layers)), dtype=np.int32)
+        taps = np.zeros((len(at), len(self.hops)), dtype=np.int32)
+        back, on = self._walks
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(len(self.parts) + 1))
+        for q in np.flatnonzero(np.diff(bounds)).tolist():
+            sel = order[bounds[q] : bounds[q + 1]]
+            kind, p, values = self.parts[q]
+            picked = values[at[sel] - self.starts[q]]
+            if kind == "weight":  # R_r(e) = in_r(u) + e + out_r(v), e on hop p
+                i, j, t = self.net.weight_ends(self.net.connections[self.hops[p]], picked)
+                nodes[sel, : p + 1], nodes[sel, p + 1 :], taps[sel, p] = back[p][i], on[p + 1][j], t
+            else:  # T_r(z) = in_r(z) + out_r(z), z at layer p
+                nodes[sel, : p + 1], nodes[sel, p + 1 :] = back[p][picked], on[p][picked][:, 1:]
+        return GeneralBlock(self.layers, self.hops, nodes, taps)
+
+    def weight_ids(self, chunk: int = CHUNK_ROWS) -> np.ndarray:
+        """(rows, trainable hops) weight ids of every row, made ``chunk`` rows at a time, int32
+        where m allows (Step 3 keys a B_r's hops from them: int64 of the listing cost twice)."""
+        n_trainable = sum(self.net.connections[k].trainable for k in self.hops)
+        out = np.empty((len(self), n_trainable), dtype=np.int32 if self.net.m < 2**31 else np.int64)
+        for a in range(0, len(self), chunk):
+            out[a : a + chunk] = block_weight_ids(self.net, self.take(slice(a, a + chunk)))
+        return out
+
+
 def route_rows(net: GeneralNetwork, layers: tuple[int, ...], hops: tuple[int, ...]) -> GeneralBlock:
-    """Subroutine's B_r along a route, listed (faithful deah's Step 2, ``dag_sdvchain``): per hop
-    the rows of the weights r's walks do not use, then per layer its T_r chains; m_r - H_r rows."""
-    parts = [weight_rows(net, layers, hops, h, _unused_weights(net, k)) for h, k in enumerate(hops)]
-    parts += [chain_rows(net, layers, hops, p, chain_starts(net, layers, hops, p)) for p in range(len(layers))]
-    # int32 (neurons and taps fit): faithful deah holds every B_r listed for the whole run,
-    # and Step 3's kept rows beside them (SqueezeNet 1.1 x0.75: 656 MB of int64 before Step 3)
-    return GeneralBlock(layers, hops, np.concatenate([b.nodes for b in parts], dtype=np.int32, casting="same_kind"),
-                        np.concatenate([b.taps for b in parts], dtype=np.int32, casting="same_kind"))
+    """Subroutine's B_r along a route, listed: ``RouteRows``' every row, int32."""
+    return RouteRows(net, layers, hops).take(slice(None))
 
 
 @dataclass(frozen=True)

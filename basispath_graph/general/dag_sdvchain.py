@@ -2,8 +2,8 @@
 the ear decomposition's substructures, its raw verdict, and a visible repair.
 
 Steps 1 and 2 are deah-complete's on a layer DAG (``layer_dag``, ``dag_deah``): P_ind^S is p_0 and
-one substructure per ear, and B_r is Subroutine's rows along each selected route, here listed
-(``dag_discards.route_rows``). Step 3 is the paper's (``deah.step3_sdvchain``, unchanged): path
+one substructure per ear, and B_r is Subroutine's rows along each selected route, described
+(``dag_discards.RouteRows``: each row made when read). Step 3 is the paper's (``deah.step3_sdvchain``, unchanged): path
 subdivision chains over the selected substructures in selection order, SDVChain from each
 member to the next and from the last to p_0, then each chain head against Q_t. On a layer DAG:
 
@@ -37,7 +37,7 @@ from ..result import Repair, Result
 from ..verify.rank import CoreChoice
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
-from .dag_discards import LISTED_DAG_DISCARDS, route_rows
+from .dag_discards import LISTED_DAG_DISCARDS, RouteRows
 from .described import Family, family_block
 from .model import GeneralNetwork
 from .paths import certify_blocks
@@ -94,19 +94,21 @@ class _GeneralWeights:
     def __init__(self, net: GeneralNetwork):
         self.net = net
 
-    def weight_ids(self, block: GeneralBlock) -> np.ndarray:
+    def weight_ids(self, block) -> np.ndarray:
+        if isinstance(block, RouteRows):  # a whole B_r: made a chunk of rows at a time
+            return block.weight_ids()
         return block_weight_ids(self.net, block)
 
 
 @dataclass
 class SdvChainRun:
     """Faithful DEAH's artifacts on a layer DAG core: Steps 1-2 (``plan``: the decomposition, the
-    walks, every B_r's counts), Step 1 as Step 3 reads it, the listed B_r, Step 3's chains, Q_t,
-    discards and survivors."""
+    walks, every B_r's counts), Step 1 as Step 3 reads it, the B_r (described), Step 3's chains,
+    Q_t, discards and survivors."""
 
     plan: DagRun
     substructures: DagSubstructures
-    bases: dict[int, GeneralBlock]
+    bases: dict[int, RouteRows]
     step3: Step3Result
     parts: dict = field(default_factory=dict)
 
@@ -189,7 +191,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     layers = [e.layers for e in plan.ears]
     substructures = DagSubstructures([RouteSubstructure(l, r) for l, r in zip(layers, plan.routes)],
                                      plan.decomposition.substructure_count)
-    bases = {n: route_rows(net, s.layers, s.connections) for n, s in enumerate(substructures.paths)}
+    unused: dict = {}  # each connection's unused weights, shared by the routes over it
+    bases = {n: RouteRows(net, s.layers, s.connections, unused) for n, s in enumerate(substructures.paths)}
     t1 = time.perf_counter()
     rel: Relations = InMemoryRelations(substructures)
     t2 = time.perf_counter()
