@@ -128,7 +128,7 @@ REPAIRED_SECONDS = CostModel(0.3289, 0, 0, 0.60, 0, 0, 0, 8.318e-06, 0)
 # 0, per H x depth.
 DESCRIBED_MEMORY = CostModel(5.991e7, 0.2794, 1.25, 0.80, 0, 0.2222)
 DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
-#: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears listed, the
+#: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears described, the
 #: raw union certified and repaired by exact elimination), its own models over candidate layers
 #: (sum |B_r| x the layers of each, ``DagRun.candidate_features``). The layered models
 #: overestimated it 2.1x (memory) and 3.4x (time) on SqueezeNet 1.1. Fitted by
@@ -136,22 +136,23 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
 #: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
 #: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
-#: GoogLeNet, Inception-v3, DenseNet-121 and WRN-16-4 whole stay refused. Every record re-measured
+#: GoogLeNet, Inception-v3 and DenseNet-121 whole stay refused. Every record re-measured
 #: 2026-11-28 at 0daa575 (the repair's core held compactly: SqueezeNet 1.1 7.47 -> 5.81 GB), the
 #: Inception-v3 ones again at 27a63a6, every one again at e272572 (the discards kept as Step 3's
 #: table, records made when read: Inception-v3 x1/16 8.56 -> 1.46 GB, SqueezeNet 1.1 5.81 -> 2.72
 #: GB) and at b6d8d70 (B_r int32, the raw certification's elimination reused by the repair:
 #: Inception-v3 x1/16 0.86 GB, SqueezeNet 1.1 65 s, 1.70 GB) and on 2026-11-29 (the cores'
-#: greedy elimination in C and the raw union certified as views of the B_r: SqueezeNet 1.1
-#: 14.8 s, 1.06 GB; Inception-v3 x1/16 103 s, 833 MB, its time elsewhere). Then SqueezeNet's
-#: time per candidate layer fell 5x and Inception-v3's did not: no model on candidate layers
-#: was within 2.8x of both, so time and memory are now put on substructure candidates
-#: (selected substructures x candidates, ``features``). Measured / estimated: memory 0.95-1.05,
-#: time 0.87-1.14. Arguments: fixed, per weight, 0, lowest, 0, 0, 0, 0, 0, per substructure
-#: candidate.
+#: greedy elimination in C, the raw union certified as views, each B_r described: SqueezeNet 1.1
+#: 14.2 s, 553 MB; Inception-v3 x1/16 116 s, 301 MB), with whole WRN-16-4 added (39 s, 1.40 GB;
+#: refused before). Then SqueezeNet's time per candidate layer fell 5x and Inception-v3's, spent
+#: where each of its 138 substructures meets the union, did not: no time model on candidate
+#: layers was within 2.8x of both, so time is also put on substructure candidates (selected
+#: substructures x candidates, ``features``); memory, the B_r described, per weight and per
+#: candidate. Measured / estimated: memory 0.95-1.05, time 0.66-1.51. Arguments: fixed, per
+#: weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per substructure candidate.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(6.189e7, 846.7, 0, 0.94, 0, 0, 0, 0, 0, 2.552)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.87, 0, 0, 0, 0, 0, 3.777e-7)
+LAYER_DAG_DEAH_MEMORY = CostModel(5.646e7, 83.94, 118, 0.94)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.66, 0, 0, 4.264e-8, 0, 0, 4.454e-7)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,

@@ -129,8 +129,9 @@ class SdvChainRun:
 
 
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
-    """Faithful deah lists every B_r: its own models over sum |B_r| x layers (``guards``, fitted
-    on a width sweep of SqueezeNet 1.1)."""
+    """Faithful deah on a layer DAG: its own models (``guards.LAYER_DAG_DEAH``: per weight,
+    candidate, candidate layer and substructure candidate; fitted on SqueezeNet 1.1, Inception-v3
+    and WRN-16-4)."""
     candidates, layers = plan.candidate_features()
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
     later = (0, 0, len(plan.ears) * candidates)  # as guards.features has them
