@@ -109,8 +109,9 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # elimination: whole ResNet-50 522 s, dense-8x128 9.7 s; the repaired time now per candidate),
 # ResNet-50 x1/8 and x1/4 again on 2026-11-29 (their cores' greedy elimination in C: x1/4 23.7 ->
 # 17.7 s; the repaired time now per later candidate). Measured / estimated: no repair, memory
-# 0.66-1.52, time 0.77-1.30; repaired, memory 0.57-1.76, time 0.61-1.64. Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer,
-# per later candidate, per later candidate layer.
+# 0.66-1.52, time 0.77-1.30; repaired, memory 0.57-1.76, time 0.61-1.64. Arguments: fixed, per
+# weight, per candidate, lowest, 0, 0, per candidate layer, per later candidate, per later
+# candidate layer.
 # DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.43, 46 MB; the fit's
 # 0.65), since it lets them start: a run measured within a limit is never refused under it.
 DEAH_MEMORY = CostModel(1.105e08, 39.84, 0, 0.43, 0, 0, 0, 0, 0)
@@ -129,8 +130,8 @@ REPAIRED_SECONDS = CostModel(0.3289, 0, 0, 0.60, 0, 0, 0, 8.318e-06, 0)
 DESCRIBED_MEMORY = CostModel(5.991e7, 0.2794, 1.25, 0.80, 0, 0.2222)
 DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: Faithful deah on a layer DAG core (general/dag_sdvchain.py: the B_r of its ears described, the
-#: raw union certified and repaired by exact elimination), its own models over candidate layers
-#: (sum |B_r| x the layers of each, ``DagRun.candidate_features``). The layered models
+#: raw union certified and repaired by exact elimination), its own models (first over candidate
+#: layers, sum |B_r| x the layers of each, ``DagRun.candidate_features``). The layered models
 #: overestimated it 2.1x (memory) and 3.4x (time) on SqueezeNet 1.1. Fitted by
 #: bench/fit_estimates.py to bench/calibration-layer-dag.json (2026-11-27, 2 cores): SqueezeNet 1.1
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
@@ -227,13 +228,14 @@ def describes(network, step1) -> bool:
 
 def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, int]:
     """(m, candidates, connections, H x depth, candidate layers, later candidates, later candidate
-    layers, substructure candidates) of a layered or general network for ``engine``'s estimates: the skeleton uses m,
-    connections and H x depth; the DEAH engines m, candidates (the paths of the B_r of the
-    selected substructures) and candidate layers (those paths times the layers each visits: a B_r
-    is held as |B_r| rows of its layers' neurons, so its memory grows with depth as well as
-    width), faithful deah on a layered core also those of the substructures after p_0
-    (``candidate_features``), on a layer DAG its selected substructures x candidates. Step 1 runs for them; on a general network on its core
-    (``paper_setting``: a network the engine does not read raises UnsupportedFeature)."""
+    layers, substructure candidates) of a layered or general network for ``engine``'s estimates:
+    the skeleton uses m, connections and H x depth; the DEAH engines m, candidates (the paths of
+    the B_r of the selected substructures) and candidate layers (those paths times the layers
+    each visits: a B_r is held as |B_r| rows of its layers' neurons, so its memory grows with
+    depth as well as width), faithful deah on a layered core also those of the substructures
+    after p_0 (``candidate_features``), on a layer DAG its selected substructures x candidates.
+    Step 1 runs for them; on a general network on its core (``paper_setting``: a network the
+    engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
         return (network.m, 0, *skeleton_features(network), 0, 0, 0, 0)
     if model_engine(network, engine) == LAYER_DAG_DEAH:

@@ -5,10 +5,12 @@
 For every engine, peak memory and time are modelled as ``fixed + per_weight * m + per_candidate
 * candidates + per_connection * connections + per_neuron_depth * H x depth + per_candidate_layer *
 candidate layers + per_later_candidate * later candidates + per_later_candidate_layer * later
-candidate layers + per_substructure_candidate * substructure candidates`` (candidates: the paths in the B_r of the selected substructures, known after
-Step 1, and candidate layers, those paths times the layers each visits: the DEAH engines'; the
-later ones: the same of the substructures after p_0, faithful deah's; substructure candidates:
-selected substructures x candidates, faithful deah's on a layer DAG; connections and H x depth: the skeleton's, ``guards.skeleton_features``). Each subset of the features is tried and
+candidate layers + per_substructure_candidate * substructure candidates`` (candidates: the paths
+in the B_r of the selected substructures, known after Step 1, and candidate layers, those paths
+times the layers each visits: the DEAH engines'; the later ones: the same of the substructures
+after p_0, faithful deah's; substructure candidates: selected substructures x candidates,
+faithful deah's on a layer DAG; connections and H x depth: the skeleton's,
+``guards.skeleton_features``). Each subset of the features is tried and
 the one with the smallest worst ratio wins. The fit minimises the squared relative error with non-negative
 coefficients (then centred on the worst ratios); it prints the models to paste into guards.py and, per record, measured / estimated.
 tests/test_guards.py then holds guards.py to the same file: every ratio within [1/2, 2], and the

@@ -3,9 +3,10 @@ the ear decomposition's substructures, its raw verdict, and a visible repair.
 
 Steps 1 and 2 are deah-complete's on a layer DAG (``layer_dag``, ``dag_deah``): P_ind^S is p_0 and
 one substructure per ear, and B_r is Subroutine's rows along each selected route, described
-(``dag_discards.RouteRows``: each row made when read). Step 3 is the paper's (``deah.step3_sdvchain``, unchanged): path
-subdivision chains over the selected substructures in selection order, SDVChain from each
-member to the next and from the last to p_0, then each chain head against Q_t. On a layer DAG:
+(``dag_discards.RouteRows``: each row made when read). Step 3 is the paper's
+(``deah.step3_sdvchain``, unchanged): path subdivision chains over the selected substructures in
+selection order, SDVChain from each member to the next and from the last to p_0, then each chain
+head against Q_t. On a layer DAG:
 
 - an **edge** of G^S is a core connection (a spec joins two layers by one trainable connection
   at most, so it is also a layer pair), and the shared part of two substructures is the
