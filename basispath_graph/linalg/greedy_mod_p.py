@@ -79,7 +79,7 @@ def greedy_mask(ptr: np.ndarray, wids: np.ndarray, p: int, compiled: bool | None
 
 def _greedy(ptr: np.ndarray, cols: np.ndarray, width: int, p: int) -> np.ndarray:
     n = len(ptr) - 1
-    cols = np.ascontiguousarray(cols, dtype=np.int32)
+    ptr, cols = np.ascontiguousarray(ptr, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int32)
     keep = np.zeros(n, dtype=bool)
     acc = np.zeros(width, dtype=np.int64)
     in_heap = np.zeros(width, dtype=bool)
@@ -91,7 +91,7 @@ def _greedy(ptr: np.ndarray, cols: np.ndarray, width: int, p: int) -> np.ndarray
     pool_v = np.zeros(capacity, dtype=np.int32)
     row, used = 0, 0
     while row < n:
-        row, used, need = reduce_rows(np.ascontiguousarray(ptr), cols, p, row, used, keep, acc, in_heap, heap, start, length, pool_c, pool_v)
+        row, used, need = reduce_rows(ptr, cols, p, row, used, keep, acc, in_heap, heap, start, length, pool_c, pool_v)
         if row < n:  # the pools are full: grow them and go on with the same row
             capacity = max(2 * capacity, used + need)
             pool_c = np.concatenate([pool_c[:used], np.zeros(capacity - used, dtype=np.int32)])

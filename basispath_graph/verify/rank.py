@@ -300,9 +300,8 @@ def _csr_of_runs(runs: Iterable) -> tuple[np.ndarray, np.ndarray, list[int]]:
         run = np.asarray(run)
         lengths.append(len(run))
         if run.dtype == object or run.ndim != 2:  # rows of different lengths
-            rows = [np.asarray(r, dtype=np.int64) for r in run]
-            sizes.append(np.array([len(r) for r in rows], dtype=np.int64))
-            flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+            ptr, flat = csr_of_rows(run)
+            sizes.append(np.diff(ptr))
         else:
             sizes.append(np.full(len(run), run.shape[1], dtype=np.int64))
             flat = run.ravel()
