@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from basispath_graph.linalg import greedy_mod_p
 from basispath_graph.linalg.elimination import P1, P2, ModPElimination
-from basispath_graph.linalg.greedy_mod_p import greedy_mask
+from basispath_graph.linalg.greedy_mod_p import greedy_mask, greedy_masks
 from basispath_graph.verify.rank import IncrementalBasis, exact_rank_of_rows, greedy_choice, rank_of_rows
 
 ROWS = st.lists(st.lists(st.integers(0, 40), min_size=0, max_size=12, unique=True), max_size=60)
@@ -69,9 +69,57 @@ def test_every_caller_chooses_alike_compiled_or_not(monkeypatch, rows, run, prim
     inc = IncrementalBasis(None, primes=primes)
     want_greedy = [inc.add(r) for r in rows]
     results = []
-    for threshold in (0, 10**9):  # compiled for every input, then never
-        monkeypatch.setattr(greedy_mod_p, "COMPILED_ROWS", threshold)
+    for compiled in (True, False):  # compiled for every input, then never
+        monkeypatch.setattr(greedy_mod_p, "COMPILED_ROWS", 0 if compiled else 10**9)
+        monkeypatch.setattr(greedy_mod_p, "COMPILED", compiled)
         choice = greedy_choice(made, primes)
         assert [bool(k) for keep in choice for k in keep] == want_greedy
         results.append((rank_of_rows(rows, primes), exact_rank_of_rows(rows, primes[0])))
     assert results[0] == results[1]
+
+
+@given(ROWS, st.integers(1, 7), st.sampled_from([2, 3, 13, P1]), st.booleans(), st.booleans())
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_rows_fed_a_run_at_a_time_are_chosen_as_one_matrix(monkeypatch, rows, run, p, compiled, told):
+    # the echelon is kept between runs (its pools grown while runs come), so cutting the rows
+    # into runs made one at a time changes nothing; held: the coordinates, told or found
+    monkeypatch.setattr(greedy_mod_p, "FIRST_POOL_ENTRIES", 1)
+    monkeypatch.setattr(greedy_mod_p, "COMPILED", compiled)
+    runs = lambda: (csr(rows[i : i + run], 1000003) for i in range(0, len(rows), run))
+    held = np.zeros(41 * 1000003, dtype=bool)
+    held[[w * 1000003 for r in rows for w in r]] = True
+    masks = greedy_masks(runs, p, held if told else None)
+    assert [len(k) for k in masks] == [len(rows[i : i + run]) for i in range(0, len(rows), run)]
+    assert [bool(k) for keep in masks for k in keep] == kept_by_echelon([[w * 1000003 for w in r] for r in rows], p)
+
+
+def test_a_core_streamed_from_its_blocks_is_chosen_as_its_listed_rows(monkeypatch):
+    # the certifier's core (peel_by_holders) is made from the blocks for each prime's pass: the
+    # rank and the choice it records for the repair are those of the same rows listed
+    from basispath_graph.linalg import peeling
+    from basispath_graph.verify.rank import CoreChoice
+
+    class Block:
+        def __init__(self, rows):
+            self.rows = rows
+
+        def __len__(self):
+            return len(self.rows)
+
+        def take(self, index):
+            return Block(self.rows[index])
+
+    rng = np.random.default_rng(11)
+    # 3 blocks of 4-weight rows over 30 weights: more rows than weights, so a core is left
+    blocks = [Block(np.array([rng.choice(30, size=4, replace=False) for _ in range(25)])) for _ in range(3)]
+    monkeypatch.setattr(peeling, "_ENTRIES", 8)  # runs of 2 rows
+    peeled, core = peeling.peel_by_holders(blocks, lambda b: b.rows, 30)
+    listed = core.materialise()
+    assert len(listed) == len(core) > 0 and peeled + len(core) == 75
+    streamed, whole = CoreChoice(), CoreChoice()
+    rank = rank_of_rows(core, (2, P1), record=streamed)
+    assert rank == rank_of_rows(listed, (2, P1), record=whole)
+    assert peeled + rank == exact_rank_of_rows([r for b in blocks for r in b.rows.tolist()])  # the union's rank over Q
+    assert streamed.ids.tolist() == whole.ids.tolist() and streamed.masks.keys() == whole.masks.keys()
+    assert all(streamed.masks[p].tolist() == whole.masks[p].tolist() for p in whole.masks)
+    assert exact_rank_of_rows(core) == exact_rank_of_rows(listed) == rank

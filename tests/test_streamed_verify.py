@@ -349,7 +349,9 @@ def test_peel_by_holders_peels_what_peel_peels(m, vectors, hops, chunk_log):
     finally:
         peeling._ENTRIES = old
     assert peeled == want.n_peeled
-    assert sorted(core) == sorted(vectors[i] for i in want.core.tolist()) and len(core) == len(want.core)
+    rows = core.materialise()  # the core made from the blocks; held: the coordinates its rows hold
+    assert sorted(rows) == sorted(vectors[i] for i in want.core.tolist()) and len(rows) == len(core) == len(want.core)
+    assert np.flatnonzero(core.held).tolist() == sorted({w for i in want.core.tolist() for w in vectors[i]})
     # the whole result is peel's: the same vectors in the same order, the same pivots and rounds
     assert whole.order.tolist() == want.order.tolist() and whole.private.tolist() == want.private.tolist()
     assert whole.core.tolist() == want.core.tolist() and whole.round_ends.tolist() == want.round_ends.tolist()

@@ -18,6 +18,8 @@ modulo small primes too), slower.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import numpy as np
 
 from .elimination import ModPElimination
@@ -27,7 +29,7 @@ try:
 except ImportError:  # installed without a C compiler (setup.py builds the extension optionally)
     reduce_rows = None
 
-__all__ = ["COMPILED", "COMPILED_ROWS", "FIRST_POOL_ENTRIES", "greedy_mask"]
+__all__ = ["COMPILED", "COMPILED_ROWS", "FIRST_POOL_ENTRIES", "GreedyModP", "column_ranks", "greedy_mask", "greedy_masks", "held_coordinates"]
 
 COMPILED = reduce_rows is not None  # whether the C loop was built
 COMPILED_ROWS = 64  # rows from which the C loop is used (below: Python's Echelon, no arrays over coordinates)
@@ -51,49 +53,98 @@ def greedy_mask(ptr: np.ndarray, wids: np.ndarray, p: int, compiled: bool | None
     """
     ptr = np.asarray(ptr, dtype=np.int64)
     n = len(ptr) - 1
-    if not 1 < p < 2**31:
-        raise ValueError(f"p = {p}: a prime below 2**31 is needed (products fit 64 bits)")
-    if compiled and not COMPILED:
-        raise RuntimeError("the C loop of greedy_mod_p was not built (no C compiler at install time?)")
     if compiled is None:
         compiled = COMPILED and n >= COMPILED_ROWS
     if not compiled:
-        el = ModPElimination(p)
-        w = np.asarray(wids).tolist()
-        bounds = ptr.tolist()
-        return np.fromiter((el.add(w[bounds[i] : bounds[i + 1]]) for i in range(n)), dtype=bool, count=n)
+        return GreedyModP(0, p, compiled=False).feed(ptr, wids)
     wids = np.asarray(wids)
     if not len(wids):
-        return np.zeros(n, dtype=bool)
+        return GreedyModP(0, p, compiled=True).feed(ptr, wids)
     top = int(wids.max()) + 1
     if top * _BYTES_A_COORDINATE <= 4 * len(wids):  # ids in a narrow range: used as they are
-        return _greedy(ptr, wids.astype(np.int32, copy=False), top, p)
-    # Renumbered in order (the highest stays the highest) by a presence table, not np.unique's
-    # inverse (5.4 s on 11.7 M ids); one int32 copy of the ids.
+        return GreedyModP(top, p, compiled=True).feed(ptr, wids)
     present = np.zeros(top, dtype=bool)
     present[wids] = True
-    rank = np.cumsum(present, dtype=np.int32)
+    rank = column_ranks(present)
+    return GreedyModP(int(rank[-1]) + 1, p, compiled=True).feed(ptr, rank[wids])
+
+
+def greedy_masks(runs: Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]], p: int, held: np.ndarray | None = None) -> list[np.ndarray]:
+    """:func:`greedy_mask` of the rows of every run of ``runs()`` (CSR (ptr, weight ids) each)
+    taken in order as one matrix, one mask per run, each run made only when it is fed: the rows
+    are never held together (WRN-16-4's raw union core, 7 M rows of 19 weights, is 584 MB as
+    CSR arrays). ``held``: which coordinates any row holds (bool, indexed by id), found by one more
+    pass over ``runs()`` when not given; the C loop works over those coordinates alone."""
+    if not COMPILED:
+        greedy = GreedyModP(0, p, compiled=False)
+        return [greedy.feed(ptr, wids) for ptr, wids in runs()]
+    if held is None:
+        held = held_coordinates(wids for _, wids in runs())
+    rank = column_ranks(held)
+    greedy = GreedyModP(int(rank[-1]) + 1 if len(rank) else 0, p, compiled=True)
+    return [greedy.feed(ptr, rank[wids]) for ptr, wids in runs()]
+
+
+def held_coordinates(parts: Iterable[np.ndarray]) -> np.ndarray:
+    """Which coordinates the id arrays ``parts`` hold, as a bool table over 0..max id."""
+    held = np.zeros(0, dtype=bool)
+    for wids in parts:
+        if len(wids):
+            top = int(wids.max()) + 1
+            if top > len(held):
+                held = np.concatenate([held, np.zeros(top - len(held), dtype=bool)])
+            held[wids] = True
+    return held
+
+
+def column_ranks(held: np.ndarray) -> np.ndarray:
+    """Each held coordinate's rank among the held ones (int32, over every id): coordinates renumbered
+    0..k-1 in their order, so the highest stays the highest and the choice is unchanged; a presence
+    table, not np.unique's inverse (5.4 s on 11.7 M ids)."""
+    rank = np.cumsum(held, dtype=np.int32)
     rank -= 1
-    return _greedy(ptr, rank[wids], int(rank[-1]) + 1, p)
+    return rank
 
 
-def _greedy(ptr: np.ndarray, cols: np.ndarray, width: int, p: int) -> np.ndarray:
-    n = len(ptr) - 1
-    ptr, cols = np.ascontiguousarray(ptr, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int32)
-    keep = np.zeros(n, dtype=bool)
-    acc = np.zeros(width, dtype=np.int64)
-    in_heap = np.zeros(width, dtype=bool)
-    heap = np.zeros(width, dtype=np.int32)
-    start = np.full(width, -1, dtype=np.int64)
-    length = np.zeros(width, dtype=np.int32)
-    capacity = FIRST_POOL_ENTRIES
-    pool_c = np.zeros(capacity, dtype=np.int32)
-    pool_v = np.zeros(capacity, dtype=np.int32)
-    row, used = 0, 0
-    while row < n:
-        row, used, need = reduce_rows(ptr, cols, p, row, used, keep, acc, in_heap, heap, start, length, pool_c, pool_v)
-        if row < n:  # the pools are full: grow them and go on with the same row
-            capacity = max(2 * capacity, used + need)
-            pool_c = np.concatenate([pool_c[:used], np.zeros(capacity - used, dtype=np.int32)])
-            pool_v = np.concatenate([pool_v[:used], np.zeros(capacity - used, dtype=np.int32)])
-    return keep
+class GreedyModP:
+    """The greedy elimination modulo ``p`` of 0/1 rows over coordinates 0..``width``-1, fed a run
+    of rows at a time (``feed``): the echelon (pools, pivot starts and lengths) is kept between
+    runs, so the rows themselves need never be held together. ``compiled``: the C loop (the
+    extension must be built), else Python's :class:`Echelon` (any ids, ``width`` unused)."""
+
+    def __init__(self, width: int, p: int, compiled: bool) -> None:
+        if not 1 < p < 2**31:
+            raise ValueError(f"p = {p}: a prime below 2**31 is needed (products fit 64 bits)")
+        if compiled and not COMPILED:
+            raise RuntimeError("the C loop of greedy_mod_p was not built (no C compiler at install time?)")
+        self.p, self.compiled = p, compiled
+        if not compiled:
+            self._echelon = ModPElimination(p)
+            return
+        self._acc = np.zeros(width, dtype=np.int64)  # the row being reduced, dense (zero between rows)
+        self._in_heap = np.zeros(width, dtype=bool)
+        self._heap = np.zeros(width, dtype=np.int32)
+        self._start = np.full(width, -1, dtype=np.int64)  # each pivot row's start in the pools
+        self._length = np.zeros(width, dtype=np.int32)
+        self._pool_c = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)
+        self._pool_v = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)
+        self._used = 0
+
+    def feed(self, ptr: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Which rows of this run (CSR; coordinates below ``width``) raise the rank, the rows fed
+        before included in the echelon."""
+        n = len(ptr) - 1
+        if not self.compiled:
+            w, bounds = np.asarray(cols).tolist(), np.asarray(ptr).tolist()
+            return np.fromiter((self._echelon.add(w[bounds[i] : bounds[i + 1]]) for i in range(n)), dtype=bool, count=n)
+        ptr, cols = np.ascontiguousarray(ptr, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int32)
+        keep = np.zeros(n, dtype=bool)
+        row = 0
+        while row < n:
+            row, self._used, need = reduce_rows(ptr, cols, self.p, row, self._used, keep, self._acc, self._in_heap,
+                                                self._heap, self._start, self._length, self._pool_c, self._pool_v)
+            if row < n:  # the pools are full: grow them and go on with the same row
+                capacity = max(2 * len(self._pool_c), self._used + need)
+                self._pool_c = np.concatenate([self._pool_c[: self._used], np.zeros(capacity - self._used, dtype=np.int32)])
+                self._pool_v = np.concatenate([self._pool_v[: self._used], np.zeros(capacity - self._used, dtype=np.int32)])
+        return keep

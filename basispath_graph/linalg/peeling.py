@@ -23,7 +23,7 @@ import numpy as np
 
 from .sparse import gather, group_by, grouped_by_value
 
-__all__ = ["CoreRows", "PeelResult", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
+__all__ = ["CoreRows", "PeelResult", "StreamedCore", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
 
 
 @dataclass
@@ -41,6 +41,7 @@ class PeelResult:
     core: np.ndarray
     rounds: int
     round_ends: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    held: np.ndarray | None = None  # which coordinates core vectors hold (bool; peeling by holders)
 
     @property
     def n_peeled(self) -> int:
@@ -134,7 +135,7 @@ _ENTRIES = 1 << 20  # weight ids made at a time (peel_by_holders), or m / 4 wher
 
 
 def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray | None, m: int):
-    """(weight ids, vector id of each) of the vectors ``ids`` (ascending; a vector's id is its
+    """((vectors, hops) weight ids, the vectors' ids) of the vectors ``ids`` (ascending; a vector's id is its
     block's start plus its row; None: every vector), about max(``_ENTRIES``, m / 4) weight ids at
     a time: a chunk's arrays (the paths made, their ids, whom they belong to) cost about as much
     as the two counters, and each O(m) ``bincount`` is paid for by m / 4 entries. (Chunks of
@@ -151,13 +152,13 @@ def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray
         rows = max(1, max(_ENTRIES, m // 4) // max(1, hops))
         for a in range(lo, hi, rows):
             chunk = np.arange(a, min(a + rows, hi), dtype=np.int64) if ids is None else ids[a : min(a + rows, hi)]
-            w = weight_ids(block.take(chunk - starts[b]))
-            yield w.ravel(), np.repeat(chunk, w.shape[1])
+            yield weight_ids(block.take(chunk - starts[b])), chunk
 
 
-def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, CoreRows]:
+def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, "StreamedCore"]:
     """:func:`peel` on the paths of ``blocks`` (anything with ``len`` and ``take(rows)``) without
-    their CSR arrays: (number peeled, weight ids of each core vector: ``CoreRows``).
+    their CSR arrays: (number peeled, the core vectors: ``StreamedCore``, made from the blocks
+    a chunk at a time whenever they are read).
 
     ``weight_ids(block)`` gives a block's (paths, hops) weight ids, distinct in a row. Instead of
     grouping entries by coordinate it keeps, per coordinate, how many remaining vectors hold it
@@ -166,16 +167,41 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, CoreRows]:
     of ResNet-18, 222 M entries, peels in 16 bytes a weight), the same rounds as :func:`peel`:
     the peeled set, and so the core, is the same (peeling's fixed point does not depend on order).
     """
-    pr, starts = _rounds_by_holders(blocks, weight_ids, m)
-    ptr, parts = [np.zeros(1, dtype=np.int64)], []
-    for w, who in _chunk_weights(blocks, weight_ids, starts, pr.core, m):
-        if not len(w):
-            continue  # vectors with no weight id (zero): none listed, as before
-        parts.append(w.astype(np.int32 if m < 2**31 else np.int64))
-        ends = np.flatnonzero(np.diff(who)) + 1
-        ptr.append(ptr[-1][-1] + np.append(ends, len(w)))
-    empty = np.zeros(0, dtype=np.int64)
-    return pr.n_peeled, CoreRows(np.concatenate(ptr), np.concatenate(parts) if parts else empty, pr.core)
+    pr, starts, counts = _rounds_by_holders(blocks, weight_ids, m)
+    return pr.n_peeled, StreamedCore(blocks, weight_ids, starts, pr.core, m, counts > 0)
+
+
+class StreamedCore:
+    """The core's vectors (``ids``, ascending) of ``blocks``, made from the blocks a chunk at a
+    time each time they are read (``runs``): the greedy elimination reads them a run at a time
+    (``greedy_mod_p.greedy_masks``), so they are never held together (WRN-16-4's raw union core,
+    7 M paths of 19 weights, was 584 MB as CSR arrays, and twice that while they were joined).
+    ``held``: which coordinates a core vector holds (bool over 0..m-1). A vector with no
+    coordinate (a zero path) is not a row, as a ``CoreRows`` lists none; ``materialise()`` gives the
+    ``CoreRows`` where rows are read by index."""
+
+    def __init__(self, blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int, held: np.ndarray):
+        self.blocks, self.weight_ids, self.starts, self.ids, self.m, self.held = blocks, weight_ids, starts, ids, m, held
+        cut = np.searchsorted(ids, starts)
+        self._rows = sum(int(cut[b + 1] - cut[b]) for b, block in enumerate(blocks)
+                         if cut[b + 1] > cut[b] and weight_ids(block.take(np.array([ids[cut[b]] - starts[b]]))).shape[1])
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def runs(self):
+        """The rows as CSR runs (ptr, weight ids), in order, each made when reached."""
+        for w, _ in _chunk_weights(self.blocks, self.weight_ids, self.starts, self.ids, self.m):
+            if w.shape[1]:
+                yield np.arange(len(w) + 1, dtype=np.int64) * w.shape[1], w.ravel()
+
+    def materialise(self) -> "CoreRows":
+        ptr, parts = [np.zeros(1, dtype=np.int64)], []
+        for run_ptr, w in self.runs():
+            parts.append(w.astype(np.int32 if self.m < 2**31 else np.int64))
+            ptr.append(ptr[-1][-1] + run_ptr[1:])
+        empty = np.zeros(0, dtype=np.int64)
+        return CoreRows(np.concatenate(ptr), np.concatenate(parts) if parts else empty, self.ids)
 
 
 class CoreRows(Sequence):
@@ -203,18 +229,22 @@ def peel_result_by_holders(blocks: list, weight_ids, m: int) -> PeelResult:
     """:func:`peel`'s whole result (order, pivots, core, rounds) by holders, as
     :func:`peel_by_holders` peels: each round's vectors ascending, each pivot its smallest private
     coordinate, as :func:`peel` chooses them, in O(m) memory besides the blocks."""
-    return _rounds_by_holders(blocks, weight_ids, m)[0]
+    result, _, counts = _rounds_by_holders(blocks, weight_ids, m)
+    result.held = counts > 0
+    return result
 
 
-def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np.ndarray]:
-    """The rounds of :func:`peel_by_holders`; (result, start of each block among the vectors)."""
+def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np.ndarray, np.ndarray]:
+    """The rounds of :func:`peel_by_holders`; (result, start of each block among the vectors,
+    how many core vectors hold each coordinate)."""
     sizes = [len(b) for b in blocks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n = int(starts[-1])
     small = np.int32 if n < 2**31 else np.int64  # a count of vectors (int32: 100 MB less on ResNet-50)
     counts = np.zeros(m, dtype=small)
     held = np.zeros(m, dtype=np.int64)  # sum of the ids of the remaining vectors that hold each coordinate
-    for w, who in _chunk_weights(blocks, weight_ids, starts, None, m):
+    for w, ids in _chunk_weights(blocks, weight_ids, starts, None, m):
+        w, who = w.ravel(), np.repeat(ids, w.shape[1])
         counts += np.bincount(w, minlength=m)
         np.add.at(held, w, who)
     per_vector = counts.sum() / max(n, 1)
@@ -230,7 +260,8 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
         dense = len(holders) * per_vector > m // 8  # a big round: count densely (no sort)
         dec = np.zeros(m, dtype=small) if dense else None
         touched = []
-        for w, who in _chunk_weights(blocks, weight_ids, starts, holders, m):
+        for w, ids in _chunk_weights(blocks, weight_ids, starts, holders, m):
+            w, who = w.ravel(), np.repeat(ids, w.shape[1])
             np.subtract.at(held, w, who)
             if dense:
                 dec += np.bincount(w, minlength=m)
@@ -251,4 +282,4 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
         rounds=len(order_parts),
         round_ends=np.cumsum([len(p) for p in order_parts], dtype=np.int64),
     )
-    return result, starts
+    return result, starts, counts

@@ -30,8 +30,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
-from ..linalg.greedy_mod_p import greedy_mask
-from ..linalg.peeling import CoreRows, PeelResult, peel
+from ..linalg.greedy_mod_p import greedy_mask, greedy_masks
+from ..linalg.peeling import CoreRows, PeelResult, StreamedCore, peel
 from ..network import Network, PathBlock
 
 __all__ = [
@@ -89,9 +89,16 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
     if record is not None:  # (a core whose ids are not its rows' own, e.g. zero rows left out, is not kept)
         ids = getattr(rows, "ids", None)
         record.ids, record.masks = (ids if ids is not None and len(ids) == len(rows) else None), {}
-    ptr, wids = csr_of_rows(rows)
+    if isinstance(rows, StreamedCore):  # made a run at a time for each prime, never held together
+        def mask_of(p: int) -> np.ndarray:
+            return np.concatenate(greedy_masks(rows.runs, p, rows.held) or [np.zeros(0, dtype=bool)])
+    else:
+        ptr, wids = csr_of_rows(rows)
+
+        def mask_of(p: int) -> np.ndarray:
+            return greedy_mask(ptr, wids, p)
     for p in primes:
-        mask = greedy_mask(ptr, wids, p)
+        mask = mask_of(p)
         if record is not None and record.ids is not None:
             record.masks[p] = mask
         best = max(best, int(mask.sum()))
@@ -102,6 +109,8 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
 
 def csr_of_rows(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     """(ptr, weight ids) of rows given as sequences of weight ids; a ``CoreRows``' own arrays."""
+    if isinstance(rows, StreamedCore):
+        rows = rows.materialise()
     if isinstance(rows, CoreRows):
         return rows.ptr, rows.wids
     lists = [list(r) for r in rows]
@@ -126,6 +135,7 @@ def exact_rank_of_rows(rows: Sequence[Sequence[int]], p: int = P1) -> int:
     >>> exact_rank_of_rows([[0, 1], [1, 2], [0, 2], [0, 1, 2]], p=2)  # 2 (0,1,2) = the sum
     3
     """
+    rows = rows.materialise() if isinstance(rows, StreamedCore) else rows
     rows = rows if isinstance(rows, CoreRows) else [list(r) for r in rows]  # read twice, by index
     rank = int(greedy_mask(*csr_of_rows(rows), p).sum())
     if rank == len(rows):
@@ -266,7 +276,8 @@ def _packed(v: dict[int, int]) -> tuple:
         return tuple(v), tuple(v.values())
 
 
-def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, known: dict[int, list[np.ndarray]] | None = None) -> list[np.ndarray]:
+def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, known: dict[int, list[np.ndarray]] | None = None,
+                  held: np.ndarray | None = None) -> list[np.ndarray]:
     """Which rows ``IncrementalBasis.add`` keeps when fed the rows of ``runs()`` in order (each
     item a run of weight-id rows: a (rows, hops) array), one mask per run, holding one prime's
     elimination at a time instead of two: greedy modulo the first prime, then, if it dropped any,
@@ -274,13 +285,14 @@ def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, 
     two choose alike, IncrementalBasis chooses the same (a kept row raised the rank modulo the
     working prime; a dropped one is zero modulo both, the second of full rank on the kept rows);
     otherwise IncrementalBasis itself is run. (Whole ResNet-50's repair held both eliminations of
-    its union's core at once: 6.3 GB.) ``known``: a prime's pass already made over the same rows
-    in the same order (``CoreChoice``: the certifier's), one mask per run."""
+    its union's core at once: 6.3 GB.) Each pass reads ``runs()`` a run at a time
+    (``greedy_masks``), never holding the rows together. ``known``: a prime's pass already made
+    over the same rows in the same order (``CoreChoice``: the certifier's), one mask per run;
+    ``held``: which weight ids the rows hold (bool), when known (else one more pass finds them)."""
     def greedy(p: int) -> list[np.ndarray]:
         if known and p in known:
             return known[p]
-        ptr, wids, lengths = _csr_of_runs(runs())
-        return np.split(greedy_mask(ptr, wids, p), np.cumsum(lengths)[:-1]) if lengths else []
+        return greedy_masks(lambda: (csr_of_run(run) for run in runs()), p, held)
 
     first = greedy(primes[0])
     if len(primes) < 2 or all(keep.all() for keep in first):
@@ -292,25 +304,13 @@ def greedy_choice(runs: Callable[[], Iterable], primes: Sequence[int] = PRIMES, 
     return [np.fromiter((basis.add(row) for row in np.asarray(run).tolist()), dtype=bool, count=len(run)) for run in runs()]
 
 
-def _csr_of_runs(runs: Iterable) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """(ptr, weight ids, rows of each run) of runs of (rows, hops) weight ids (or of rows of
-    any lengths), int32 where they fit: as many ids as a ``CoreRows`` of the same rows holds."""
-    parts, sizes, lengths = [], [], []
-    for run in runs:
-        run = np.asarray(run)
-        lengths.append(len(run))
-        if run.dtype == object or run.ndim != 2:  # rows of different lengths
-            ptr, flat = csr_of_rows(run)
-            sizes.append(np.diff(ptr))
-        else:
-            sizes.append(np.full(len(run), run.shape[1], dtype=np.int64))
-            flat = run.ravel()
-        parts.append(flat.astype(np.int32) if len(flat) and int(flat.max()) < 2**31 else flat.astype(np.int64))
-    ptr = np.zeros(sum(lengths) + 1, dtype=np.int64)
-    if sizes:
-        np.cumsum(np.concatenate(sizes), out=ptr[1:])
-    wids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return ptr, wids, lengths
+def csr_of_run(run) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, weight ids) of a run of (rows, hops) weight ids, or of rows of any lengths."""
+    run = np.asarray(run)
+    if run.dtype == object or run.ndim != 2:  # rows of different lengths
+        return csr_of_rows(run)
+    wids = run.ravel() if run.size else np.zeros(0, dtype=np.int64)  # ([[]] reads as floats)
+    return np.arange(len(run) + 1, dtype=np.int64) * run.shape[1], wids
 
 
 # --------------------------------------------------------------------------------------
