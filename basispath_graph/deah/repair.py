@@ -24,7 +24,7 @@ from ..verify import IncrementalBasis
 from ..verify.rank import CoreChoice, compact_csr, greedy_choice
 from .repair_list import RepairList, SpelledDrops
 
-__all__ = ["BlockRows", "RepairOutcome", "exact_repair", "taken_blocks"]
+__all__ = ["BlockRows", "RepairOutcome", "exact_repair", "taken_blocks", "taken_views"]
 
 
 @dataclass
@@ -70,20 +70,21 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     chunks = [(r, local[r][at : at + _CORE_ROWS]) for r in range(len(views)) for at in range(0, len(local[r]), _CORE_ROWS)]
     # the certifier's passes over this same core, in this order, when it kept them
     known = certified.runs_for(peel.core, int(starts[-1]), [len(rows) for _, rows in chunks]) if certified is not None else None
-    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks), known=known)
+    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks), known=known, held=peel.held)
     keeps = [np.ones(len(v), dtype=bool) for v in views]
     for (r, rows), kept in zip(chunks, choice):
         keeps[r][rows[~kept]] = False
-    out, core_kept = RepairOutcome(), []
+    out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
     for r, (key, block, rows) in enumerate(union):
         keep = keeps[r]
-        core_kept.extend((starts[r] + local[r][keep[local[r]]]).tolist())
+        core_kept.append(starts[r] + local[r][keep[local[r]]])
         out.kept.setdefault(key, []).append((block, rows[keep]))
         dropped = np.flatnonzero(~keep)
         if len(dropped):  # spelled when read, from the dropped rows made together
             drops = SpelledDrops(block, rows[dropped], lambda made, k, key=key: _repair("drop", spell(made, k), key))
             out.dropped.append((key, rows[dropped], drops))
             out.repairs.add_drops(drops)
+    core_kept = np.concatenate(core_kept) if core_kept else np.zeros(0, dtype=np.int64)
     rank = len(peel.order) + len(core_kept)
     if rank >= target:
         return out
@@ -91,7 +92,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     ptr, wids = compact_csr(views, weight_ids, m)
     peeled = PeeledTriangle(peel, ptr, wids, m)
     span = IncrementalBasis(None)
-    for i in core_kept:  # independent as kept: the same primes' state as the first pass had
+    for i in core_kept.tolist():  # independent as kept: the same primes' state as the first pass had
         if not span.add_vector(_residual(peeled, peeled.vector(i))):
             raise AssertionError(f"union path {i}, kept, is dependent modulo the peeled paths")
 
@@ -136,19 +137,30 @@ def _residual(peeled: PeeledTriangle, weights: list[int]) -> dict[int, int]:
 class BlockRows:
     """Rows ``rows`` of a block, read as a block (``len``, ``take``): what peeling and the
     certifier read, without a copy of the rows (``materialise()`` makes one when a block is
-    needed)."""
+    needed). Also a ``LazyBlocks`` part (``size``, ``block``; one block, not chunked, as a basis
+    block of the same rows was): a basis held as views makes a block only when it is read."""
+
+    chunked = False
 
     def __init__(self, block, rows: np.ndarray):
-        self.block, self.rows = block, rows
+        self.source, self.rows = block, rows
 
     def __len__(self) -> int:
         return len(self.rows)
 
+    @property
+    def size(self) -> int:
+        return len(self.rows)
+
     def take(self, index):
-        return self.block.take(self.rows[index])
+        return self.source.take(self.rows[index])
+
+    def block(self, start: int, stop: int):
+        """Rows start .. stop - 1 as a block (``LazyBlocks``)."""
+        return self.source.take(self.rows[start:stop])
 
     def materialise(self):
-        return self.block.take(self.rows)
+        return self.source.take(self.rows)
 
 
 def _repair(action: str, spelled: tuple, key) -> Repair:
@@ -158,11 +170,17 @@ def _repair(action: str, spelled: tuple, key) -> Repair:
 
 def taken_blocks(runs: list[tuple[object, np.ndarray]]) -> list:
     """(block, rows) runs as blocks: consecutive runs of one block taken at once, in order."""
+    return [view.materialise() for view in taken_views(runs)]
+
+
+def taken_views(runs: list[tuple[object, np.ndarray]]) -> list[BlockRows]:
+    """(block, rows) runs as views (``BlockRows``): consecutive runs of one block joined, in
+    order; those with no row left out."""
     out, start = [], 0
     for k in range(1, len(runs) + 1):
         if k == len(runs) or runs[k][0] is not runs[start][0]:
             rows = np.concatenate([np.asarray(r, dtype=np.int64).reshape(-1) for _, r in runs[start:k]])
             if len(rows):
-                out.append(runs[start][0].take(rows))
+                out.append(BlockRows(runs[start][0], rows))
             start = k
     return out

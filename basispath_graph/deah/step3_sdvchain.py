@@ -302,8 +302,11 @@ def hop_keys(block) -> list:
 def _weight_columns(network, block):
     """``read(k)``: the weight ids of hop k of every path of ``block``. A layered block's hop is
     made alone from its two neuron columns (``network.weight_ids`` of that hop; a described B_r's
-    columns made from the choice rule), a general block's (taps, identity hops) read from its
-    weight ids, made once."""
+    columns made from the choice rule), so is a layer DAG's described B_r's (its trainable hops
+    numbered as its hops), a general block's (taps, identity hops) read from its weight ids, made
+    once."""
+    if getattr(block, "hop_weight_ids", None) is not None and all(block.net.connections[c].trainable for c in block.hops):
+        return block.hop_weight_ids  # a layer DAG's described B_r (``general.dag_discards.RouteRows``)
     if isinstance(block, SubroutineRows):  # described: each neuron column made alone
         every = slice(None)
         return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], np.stack([block.column(k, every), block.column(k + 1, every)], axis=1)))[:, 0]

@@ -137,6 +137,31 @@ class RouteRows:
                 nodes[sel, : p + 1], nodes[sel, p + 1 :] = back[p][picked], on[p][picked][:, 1:]
         return GeneralBlock(self.layers, self.hops, nodes, taps)
 
+    def hop_weight_ids(self, k: int) -> np.ndarray:
+        """The weight id of hop ``k`` (trainable) of every row, made part by part from the
+        description: O(rows) where ``weight_ids`` makes rows x hops. Step 3 keys its shared and
+        unshared parts a hop at a time; two B_r's whole matrices were WRN-16-4's peak (2.4 M
+        rows x 19 hops each)."""
+        net, c_idx = self.net, self.hops[k]
+        out = np.empty(len(self), dtype=np.int32 if net.m < 2**31 else np.int64)
+        back, on = self._walks
+        for q, (kind, p, values) in enumerate(self.parts):
+            lo, hi = int(self.starts[q]), int(self.starts[q + 1])
+            if lo == hi:
+                continue
+            if kind == "weight" and p == k:  # the row's own weight e
+                ends = net.weight_ends(net.connections[c_idx], values)
+            else:
+                if kind == "weight":  # in_r(u) up to layer p, out_r(v) from p + 1
+                    i, j, _ = net.weight_ends(net.connections[self.hops[p]], values)
+                    a, b = (back[p][i, k], back[p][i, k + 1]) if k < p else (on[p + 1][j, k - p - 1], on[p + 1][j, k - p])
+                else:  # a chain through neuron z of layer p
+                    a = back[p][values, k] if k <= p else on[p][values, k - p]
+                    b = back[p][values, k + 1] if k + 1 <= p else on[p][values, k + 1 - p]
+                ends = (a.astype(np.int64), b.astype(np.int64), np.zeros(hi - lo, dtype=np.int64))
+            out[lo:hi] = net.connection_offsets[c_idx] + net.local_weight(net.connections[c_idx], *ends)
+        return out
+
     def weight_ids(self, chunk: int = CHUNK_ROWS) -> np.ndarray:
         """(rows, trainable hops) weight ids of every row, made ``chunk`` rows at a time, int32
         where m allows (Step 3 keys a B_r's hops from them: int64 of the listing cost twice)."""

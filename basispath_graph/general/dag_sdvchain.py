@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..deah.repair import BlockRows, exact_repair, taken_blocks
+from ..deah.repair import BlockRows, exact_repair, taken_views
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
@@ -40,6 +40,7 @@ from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
 from .dag_discards import LISTED_DAG_DISCARDS, RouteRows
 from .described import Family, family_block
+from .lazy_blocks import LazyBlocks
 from .model import GeneralNetwork
 from .paths import certify_blocks
 from .sdvchain_discards import SdvChainDiscards
@@ -157,7 +158,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock], 
     """The exact repair (``deah.repair``) of the raw union: its B'_r and the paths outside the
     core, SDVChain's discards, then the skeleton of the same walks (``certified``: the raw
     certification's choice on the same union, reused). Returns the basis as (substructure or
-    None, block) pairs, the re-admitted (substructure, row) and the repairs."""
+    None, view: ``BlockRows``) pairs, the re-admitted (substructure, row) and the repairs."""
     out = exact_repair(
         net.basis_size, net.m,
         [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
@@ -166,7 +167,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock], 
         lambda: skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
         certified,
     )
-    basis = [(n, b) for n, rows in out.kept.items() for b in taken_blocks(rows)] + [(None, b) for b in taken_blocks(out.added)]
+    basis = [(n, b) for n, rows in out.kept.items() for b in taken_views(rows)] + [(None, b) for b in taken_views(out.added)]
     return basis, out.readmitted, out.repairs
 
 
@@ -220,15 +221,15 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         else:
             readmitted, repairs = set(), []
         timings["repair"] = time.perf_counter() - t4
-    if basis is None:  # the raw union, made blocks now that its certification is done
-        basis = [(n, b.materialise()) for n, b in raw]
+    if basis is None:  # the raw union
+        basis = raw
     # Step 3's table less the re-admitted rows, then the drops: a record made when read
     table = RepairedDiscards(step3.discards, readmitted, []) if readmitted else step3.discards
     discarded = SdvChainDiscards(net, bases, table, repairs_that_drop(repairs))
     t5 = time.perf_counter()
     listed = certificates and verdict.certified and 0 < len(discarded) <= LISTED_DAG_DISCARDS  # above, each made when asked for (Result.why)
     if listed:
-        discarded.certificates = _certificates(net, [b for _, b in basis], discarded)
+        discarded.certificates = _certificates(net, [b.materialise() for _, b in basis], discarded)
     timings["certificates"] = time.perf_counter() - t5
     run.parts = {
         "core": "layer DAG", "core_layers": len(plan.decomposition.core.layers), "core_connections": len(plan.decomposition.core.connections),
@@ -238,7 +239,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         "discarded": {s: step3.discards.step_counts().get(s, 0) for s in ("chain", "head")},
         "outside_core": sum(map(len, outside)),
     }
-    result = Result.of_general(net, "deah", seed, [b for _, b in basis], verdict, timings, run.parts)
+    # held as views of the B_r, each block made when read (WRN-16-4's basis listed: some 400 MB)
+    result = Result.of_general(net, "deah", seed, LazyBlocks([b for _, b in basis]), verdict, timings, run.parts)
     result.basis_substructures = [n for n, _ in basis]
     result.raw_verdict, result.discarded, result.repairs, result.repairs_needed = raw_verdict, discarded, repairs, needed
     result.certificate_method = "global elimination" if listed else "global elimination, when asked" if discarded and verdict.certified else None
