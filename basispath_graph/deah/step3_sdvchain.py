@@ -305,8 +305,8 @@ def _weight_columns(network, block):
     columns made from the choice rule), so is a layer DAG's described B_r's (its trainable hops
     numbered as its hops), a general block's (taps, identity hops) read from its weight ids, made
     once."""
-    if getattr(block, "hop_weight_ids", None) is not None and all(block.net.connections[c].trainable for c in block.hops):
-        return block.hop_weight_ids  # a layer DAG's described B_r (``general.dag_discards.RouteRows``)
+    if getattr(block, "hop_reader", None) is not None and all(block.net.connections[c].trainable for c in block.hops):
+        return block.hop_reader()  # a layer DAG's described B_r (``general.dag_discards.RouteRows``)
     if isinstance(block, SubroutineRows):  # described: each neuron column made alone
         every = slice(None)
         return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], np.stack([block.column(k, every), block.column(k + 1, every)], axis=1)))[:, 0]

@@ -104,18 +104,28 @@ class RouteRows:
         return int(self.starts[-1])
 
     @cached_property
-    def _walks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Per route position p: every neuron's walk back to the first layer (``back[p]``: size x
-        (p + 1)) and on to the last (``on[p]``: size x (layers - p)), int32: a row is two of them
-        side by side, looked up instead of walked (a take of a few rows walked every hop of its
-        parts: the peeling's rounds took 4x the solve). O(neurons on the route x layers)."""
+    def _walk_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per route position p: every neuron's walk back to the first layer (size x (p + 1))
+        and on to the last (size x (layers - p)), int32, each kind in one flat table: (back,
+        start of each position's table in it, on, the same). A row is two of them side by side,
+        looked up instead of walked (a take of a few rows walked every hop of its parts: the
+        peeling's rounds took 4x the solve). O(neurons on the route x layers)."""
         net, layers, hops = self.net, self.layers, self.hops
         back, on = [], []
         for p, l in enumerate(layers):
             z = np.arange(net.layers[l].size, dtype=np.int64)
-            back.append(_route_walk(net, hops, p, z, False).astype(np.int32))
-            on.append(_route_walk(net, hops, p, z, True).astype(np.int32))
-        return back, on
+            back.append(_route_walk(net, hops, p, z, False).astype(np.int32).ravel())
+            on.append(_route_walk(net, hops, p, z, True).astype(np.int32).ravel())
+        starts = lambda tables: np.concatenate([[0], np.cumsum([len(t) for t in tables])]).astype(np.int64)  # noqa: E731
+        return np.concatenate(back), starts(back), np.concatenate(on), starts(on)
+
+    @property
+    def _walks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The walk tables per position as (size x columns) views: (back, on)."""
+        back, b_at, on, o_at = self._walk_tables
+        n = len(self.layers)
+        return ([back[b_at[p] : b_at[p + 1]].reshape(-1, p + 1) for p in range(n)],
+                [on[o_at[p] : o_at[p + 1]].reshape(-1, n - p) for p in range(n)])
 
     def take(self, index) -> GeneralBlock:
         """Rows ``index`` (a slice, a mask, integers) as a block, int32 as ``route_rows`` lists them."""
@@ -137,30 +147,51 @@ class RouteRows:
                 nodes[sel, : p + 1], nodes[sel, p + 1 :] = back[p][picked], on[p][picked][:, 1:]
         return GeneralBlock(self.layers, self.hops, nodes, taps)
 
-    def hop_weight_ids(self, k: int) -> np.ndarray:
-        """The weight id of hop ``k`` (trainable) of every row, made part by part from the
-        description: O(rows) where ``weight_ids`` makes rows x hops. Step 3 keys its shared and
-        unshared parts a hop at a time; two B_r's whole matrices were WRN-16-4's peak (2.4 M
-        rows x 19 hops each)."""
-        net, c_idx = self.net, self.hops[k]
-        out = np.empty(len(self), dtype=np.int32 if net.m < 2**31 else np.int64)
-        back, on = self._walks
+    def hop_reader(self):
+        """``read(k)``: the weight id of hop ``k`` (trainable) of every row, made from the
+        description without the rows x hops matrix (``weight_ids``): Step 3 keys its shared and
+        unshared parts a hop at a time, and two B_r's whole matrices were WRN-16-4's peak
+        (2.4 M rows x 19 hops each). Each row's addresses in the walk tables are made once (a
+        row's neuron in layer c is on its walk back up to its part's position, on its walk on
+        after it), about 16 bytes a row; each hop is then a few gathers over the rows, whatever
+        the number of parts (Inception-v3's routes have some 200)."""
+        net, n, L = self.net, len(self), len(self.layers)
+        back, b_at, on, o_at = self._walk_tables
+        small = np.int32 if max(len(back), len(on)) < 2**31 else np.int64
+        at_back, at_on = np.empty(n, dtype=small), np.empty(n, dtype=small)
+        last_back = np.empty(n, dtype=np.int16)  # the last layer read from the walk back
+        own_hop = np.full(n, -1, dtype=np.int16)  # a weight row's own hop (its tap may be any)
+        own = np.zeros(n, dtype=np.int64)
         for q, (kind, p, values) in enumerate(self.parts):
             lo, hi = int(self.starts[q]), int(self.starts[q + 1])
             if lo == hi:
                 continue
-            if kind == "weight" and p == k:  # the row's own weight e
-                ends = net.weight_ends(net.connections[c_idx], values)
-            else:
-                if kind == "weight":  # in_r(u) up to layer p, out_r(v) from p + 1
-                    i, j, _ = net.weight_ends(net.connections[self.hops[p]], values)
-                    a, b = (back[p][i, k], back[p][i, k + 1]) if k < p else (on[p + 1][j, k - p - 1], on[p + 1][j, k - p])
-                else:  # a chain through neuron z of layer p
-                    a = back[p][values, k] if k <= p else on[p][values, k - p]
-                    b = back[p][values, k + 1] if k + 1 <= p else on[p][values, k + 1 - p]
-                ends = (a.astype(np.int64), b.astype(np.int64), np.zeros(hi - lo, dtype=np.int64))
-            out[lo:hi] = net.connection_offsets[c_idx] + net.local_weight(net.connections[c_idx], *ends)
-        return out
+            if kind == "weight":  # in_r(u) up to layer p, out_r(v) from p + 1
+                c = self.net.connections[self.hops[p]]
+                i, j, t = net.weight_ends(c, values)
+                own_hop[lo:hi], own[lo:hi] = p, net.connection_offsets[self.hops[p]] + net.local_weight(c, i, j, t)
+                z_back, p_on, z_on = i, p + 1, j
+            else:  # a chain through neuron z of layer p: back up to p, on from p + 1
+                z_back, p_on, z_on = values, p, values
+            last_back[lo:hi] = p
+            at_back[lo:hi] = b_at[p] + z_back * (p + 1)
+            at_on[lo:hi] = o_at[p_on] + z_on * (L - p_on) - p_on  # + c: column c - p_on of on[p_on]
+
+        def node(c: int) -> np.ndarray:
+            out = np.empty(n, dtype=np.int64)
+            from_back = last_back >= c
+            out[from_back] = back[at_back[from_back] + c]
+            out[~from_back] = on[at_on[~from_back] + c]
+            return out
+
+        def read(k: int) -> np.ndarray:
+            c_idx = self.hops[k]
+            w = net.connection_offsets[c_idx] + net.local_weight(net.connections[c_idx], node(k), node(k + 1), np.zeros(n, dtype=np.int64))
+            mine = own_hop == k
+            w[mine] = own[mine]
+            return w.astype(np.int32 if net.m < 2**31 else np.int64)
+
+        return read
 
     def weight_ids(self, chunk: int = CHUNK_ROWS) -> np.ndarray:
         """(rows, trainable hops) weight ids of every row, made ``chunk`` rows at a time, int32
