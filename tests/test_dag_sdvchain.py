@@ -246,3 +246,27 @@ def test_a_repair_that_readmits_sdvchain_discards():
         assert r.why(path)["status"] == "kept"
     sdv = {(d.reason.substructure, d.reason.row) for d in r.discarded if isinstance(d.reason, Discard)}
     assert len(sdv) + len(readmits) == len(r.sdvchain.step3.discards)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(spec=layer_dag_specs())
+def test_the_compiled_readmissions_are_the_python_passes(monkeypatch, spec):
+    """The repair's second pass by the compiled elimination (over the whole kept union, modulo
+    both primes) re-admits exactly the discards the one-at-a-time pass over residuals does, in
+    the same order; READMIT's repair goes through it."""
+    from basispath_graph.deah import repair
+
+    used = []
+    compiled = repair._greedy_readmissions
+    monkeypatch.setattr(repair, "_greedy_readmissions", lambda *a: used.append(compiled(*a)) or used[-1])
+    for net in (parse_general(READMIT, "<spec>", 10**6), parse_general(spec, "<spec>", 10**6)):
+        used.clear()
+        fast = solve_general(net, "deah")
+        if net.name == "readmit":
+            assert used and used[0] is not None and any(x.action == "readmit" for x in fast.repairs)
+        with monkeypatch.context() as python:
+            python.setattr(repair, "COMPILED", False)
+            slow = solve_general(net, "deah")
+        assert fast.certified and slow.certified and fast.basis_paths == slow.basis_paths
+        assert [(x.action, x.layers, x.indices, x.taps, x.substructure) for x in fast.repairs] == \
+            [(x.action, x.layers, x.indices, x.taps, x.substructure) for x in slow.repairs]
