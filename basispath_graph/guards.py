@@ -46,7 +46,10 @@ class CostModel:
     (selected substructures x candidates) are faithful deah's on a layer DAG: its time, once the
     elimination was compiled, went where each substructure meets the union's paths (Step 3's chain
     heads against Q_t, the repair's re-admissions): Inception-v3's 138 substructures cost 8x a
-    candidate layer what SqueezeNet's 9 do."""
+    candidate layer what SqueezeNet's 9 do. Substructure pairs (selected substructures squared)
+    are faithful deah's on a layer DAG too: once the repair's passes were compiled and Step 3 read
+    a hop at a time, Inception-v3's time went to its ~1,600 SDVChain calls (chain links and
+    chain heads against Q_t, about 1 ms each over small B_r), which grow with the pairs."""
 
     fixed: float
     per_weight: float
@@ -58,15 +61,17 @@ class CostModel:
     per_later_candidate: float = 0.0
     per_later_candidate_layer: float = 0.0
     per_substructure_candidate: float = 0.0
+    per_substructure_pair: float = 0.0
 
     def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0,
                  candidate_layers: int = 0, later_candidates: int = 0, later_candidate_layers: int = 0,
-                 substructure_candidates: int = 0) -> float:
+                 substructure_candidates: int = 0, substructure_pairs: int = 0) -> float:
         return (self.fixed + self.per_weight * m + self.per_candidate * candidates
                 + self.per_connection * connections + self.per_neuron_depth * neuron_depth
                 + self.per_candidate_layer * candidate_layers + self.per_later_candidate * later_candidates
                 + self.per_later_candidate_layer * later_candidate_layers
-                + self.per_substructure_candidate * substructure_candidates)
+                + self.per_substructure_candidate * substructure_candidates
+                + self.per_substructure_pair * substructure_pairs)
 
 
 # The skeleton, described (general/described.py; layered networks too): fitted by
@@ -108,17 +113,19 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # candidate layer), the repaired ones again at b6d8d70 (the repair reuses the raw certification's
 # elimination: whole ResNet-50 522 s, dense-8x128 9.7 s; the repaired time now per candidate),
 # ResNet-50 x1/8 and x1/4 again on 2026-11-29 (their cores' greedy elimination in C: x1/4 23.7 ->
-# 17.7 s; the repaired time now per later candidate). Measured / estimated: no repair, memory
-# 0.66-1.52, time 0.77-1.30; repaired, memory 0.57-1.76, time 0.61-1.64. Arguments: fixed, per
-# weight, per candidate, lowest, 0, 0, per candidate layer, per later candidate, per later
-# candidate layer.
-# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.43, 46 MB; the fit's
-# 0.65), since it lets them start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(1.105e08, 39.84, 0, 0.43, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0.1296, 1.963e-07, 0, 0.76, 0, 0, 8.862e-08, 0, 0)
+# 17.7 s; the repaired time now per later candidate), and every torchvision one again at bf56ba6
+# (2026-11-29: the certifier's core and the repair's passes fed to the compiled elimination a run
+# at a time, the re-admissions compiled: whole ResNet-50 428 s, 1.87 GB). Measured / estimated:
+# no repair, memory 0.56-1.79, time 0.72-1.39; repaired, memory 0.57-1.77, time 0.58-1.71.
+# Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per later
+# candidate, per later candidate layer.
+# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.555; the fit's
+# 0.56), since it lets them start: a run measured within a limit is never refused under it.
+DEAH_MEMORY = CostModel(8.561e07, 47.26, 0, 0.55, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0.06904, 4.133e-07, 0, 0.71, 0, 0, 9.717e-08, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.419e07, 0, 0, 0.56, 0, 0, 0, 0, 1.347)
-REPAIRED_SECONDS = CostModel(0.3289, 0, 0, 0.60, 0, 0, 0, 8.318e-06, 0)
+REPAIRED_MEMORY = CostModel(8.453e07, 0, 0, 0.56, 0, 0, 0, 0, 1.322)
+REPAIRED_SECONDS = CostModel(0.3647, 0, 0, 0.58, 0, 0, 0, 7.887e-06, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -149,11 +156,16 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: where each of its 138 substructures meets the union, did not: no time model on candidate
 #: layers was within 2.8x of both, so time is also put on substructure candidates (selected
 #: substructures x candidates, ``features``); memory, the B_r described, per weight and per
-#: candidate. Measured / estimated: memory 0.95-1.05, time 0.66-1.51. Arguments: fixed, per
-#: weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per substructure candidate.
+#: candidate. Every record again at bf56ba6 (2026-11-29: the core streamed, the basis held as
+#: views, Step 3 a hop at a time, the re-admissions compiled: SqueezeNet 1.1 10.8 s, 272 MB;
+#: WRN-16-4 29 s, 554 MB; Inception-v3 x1/16 50 s, 179 MB) with GoogLeNet x0.25 added (35 s, 601
+#: MB): Inception-v3's time is now its ~1,600 SDVChain calls, so time is also put on selected
+#: substructures squared (``features``: no model without it was within 2.25x). Measured /
+#: estimated: memory 0.85-1.18, time 0.70-1.43. Arguments: fixed, per weight, per candidate,
+#: lowest, 0, 0, per candidate layer, 0, 0, per substructure candidate, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(5.646e7, 83.94, 118, 0.94)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.66, 0, 0, 4.264e-8, 0, 0, 4.454e-7)
+LAYER_DAG_DEAH_MEMORY = CostModel(7.274e7, 13.41, 54.42, 0.84)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.69, 0, 0, 1.819e-7, 0, 0, 4.006e-9, 1.099e-3)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
@@ -226,24 +238,26 @@ def describes(network, step1) -> bool:
     return all(plan.rule in ("p0", "ear") for plan in plans)
 
 
-def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, int]:
+def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, int, int]:
     """(m, candidates, connections, H x depth, candidate layers, later candidates, later candidate
-    layers, substructure candidates) of a layered or general network for ``engine``'s estimates:
+    layers, substructure candidates, substructure pairs) of a layered or general network for
+    ``engine``'s estimates:
     the skeleton uses m, connections and H x depth; the DEAH engines m, candidates (the paths of
     the B_r of the selected substructures) and candidate layers (those paths times the layers
     each visits: a B_r is held as |B_r| rows of its layers' neurons, so its memory grows with
     depth as well as width), faithful deah on a layered core also those of the substructures
-    after p_0 (``candidate_features``), on a layer DAG its selected substructures x candidates.
+    after p_0 (``candidate_features``), on a layer DAG its selected substructures x candidates
+    and selected substructures squared.
     Step 1 runs for them; on a general network on its core (``paper_setting``: a network the
     engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
-        return (network.m, 0, *skeleton_features(network), 0, 0, 0, 0)
+        return (network.m, 0, *skeleton_features(network), 0, 0, 0, 0, 0)
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
 
         plan = plan_dag_run(network)
         candidates, layers = plan.candidate_features()
-        return network.m, candidates, 0, 0, layers, 0, 0, len(plan.ears) * candidates
+        return network.m, candidates, 0, 0, layers, 0, 0, len(plan.ears) * candidates, len(plan.ears) ** 2
     from .deah.step1_substructures import run_step1
 
     core = network
@@ -255,9 +269,9 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, i
     candidates, layers, later, later_layers = candidate_features(core, step1)
     if engine == "deah-complete":
         if describes(core, step1):  # the B_r described: no candidate layers held; B_0's certificate lists H x depth
-            return network.m, candidates, 0, skeleton_features(network)[1], 0, 0, 0, 0
-        return network.m, candidates, 0, 0, layers, 0, 0, 0
-    return network.m, candidates, 0, 0, layers, later, later_layers, 0
+            return network.m, candidates, 0, skeleton_features(network)[1], 0, 0, 0, 0, 0
+        return network.m, candidates, 0, 0, layers, 0, 0, 0, 0
+    return network.m, candidates, 0, 0, layers, later, later_layers, 0, 0
 
 
 def candidate_features(network: Network, step1) -> tuple[int, int, int, int]:

@@ -136,7 +136,7 @@ def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_lim
     and WRN-16-4)."""
     candidates, layers = plan.candidate_features()
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
-    later = (0, 0, len(plan.ears) * candidates)  # as guards.features has them
+    later = (0, 0, len(plan.ears) * candidates, len(plan.ears) ** 2)  # as guards.features has them
     check_time(what, SECONDS[LAYER_DAG_DEAH], net.m, candidates, time_limit,
                f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers, later=later)
     if memory_limit is not None:

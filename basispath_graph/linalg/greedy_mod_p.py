@@ -11,6 +11,11 @@ Each elimination step touches what the dict-based loop touches, at machine speed
 x0.5's raw union core (648,370 rows of 18 weights over 93,593 weights) took 6.7 s a prime in
 Python (docs/performance.md).
 
+The loop keeps its state between calls (``GreedyModP``), so rows can be fed a run at a time
+(``greedy_masks``) and never held together: the certifier's core and the repair's passes are
+made from their described blocks for each prime (WRN-16-4's raw union core, 7 M rows of 19
+weights, was 584 MB as CSR arrays).
+
 Where the extension was not built (no C compiler at install time) every input goes through
 :class:`~.elimination.Echelon`: the same mask (``tests/test_greedy_mod_p.py`` compares them,
 modulo small primes too), slower.
