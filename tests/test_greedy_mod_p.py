@@ -99,15 +99,7 @@ def test_a_core_streamed_from_its_blocks_is_chosen_as_its_listed_rows(monkeypatc
     from basispath_graph.linalg import peeling
     from basispath_graph.verify.rank import CoreChoice
 
-    class Block:
-        def __init__(self, rows):
-            self.rows = rows
-
-        def __len__(self):
-            return len(self.rows)
-
-        def take(self, index):
-            return Block(self.rows[index])
+    from .test_streamed_verify import _Block as Block  # rows of weight ids, read as a block
 
     rng = np.random.default_rng(11)
     # 3 blocks of 4-weight rows over 30 weights: more rows than weights, so a core is left
