@@ -144,7 +144,8 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
 #: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
 #: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
-#: GoogLeNet, Inception-v3 and DenseNet-121 whole stay refused. Every record re-measured
+#: Whole Inception-v3 and DenseNet-121 stay refused (whole GoogLeNet runs since 2026-11-29: 705 s,
+#: 9.0 GiB, estimated 577 s and 8.4 GB). Every record re-measured
 #: 2026-11-28 at 0daa575 (the repair's core held compactly: SqueezeNet 1.1 7.47 -> 5.81 GB), the
 #: Inception-v3 ones again at 27a63a6, every one again at e272572 (the discards kept as Step 3's
 #: table, records made when read: Inception-v3 x1/16 8.56 -> 1.46 GB, SqueezeNet 1.1 5.81 -> 2.72
