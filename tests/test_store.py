@@ -307,12 +307,12 @@ def test_neo4j_without_credentials_and_no_terminal_is_refused(tmp_path):
 def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path, store_uri):
     store = str(store_uri)
     first = json.loads(cli("run", str(EXAMPLES / "fig1b.json"), "--store", store, "--json", check=0).stdout)
-    # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 111 MB (the
+    # densenet-style: 7 substructures whose B_r hold 82 candidate paths -> about 86 MB (the
     # interpreter and libraries: guards.MEMORY's fixed part), over a limit of 100 kB.
     r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--engine", "deah", env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
     assert r.stderr == (
         f"error: {EXAMPLES / 'densenet-style.json'}: deah (82 candidate paths in the B_r of 7 substructures) would need "
-        "about 111 MB (at least 48 MB), over the limit of 100 kB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+        "about 86 MB (at least 47 MB), over the limit of 100 kB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
     )
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert [(x["id"], x["status"]) for x in runs] == [(first["run_id"], "complete")]

@@ -152,43 +152,42 @@ class RouteRows:
         description without the rows x hops matrix (``weight_ids``): Step 3 keys its shared and
         unshared parts a hop at a time, and two B_r's whole matrices were WRN-16-4's peak
         (2.4 M rows x 19 hops each). Each row's addresses in the walk tables are made once (a
-        row's neuron in layer c is on its walk back up to its part's position, on its walk on
-        after it), about 16 bytes a row; each hop is then a few gathers over the rows, whatever
-        the number of parts (Inception-v3's routes have some 200)."""
-        net, n, L = self.net, len(self), len(self.layers)
+        row's neuron in layer c is on its walk back up to its part's position p, on its walk on
+        after it), 8 bytes a row and the weight rows' own weights; each hop is then four gathers
+        over slices, whatever the number of parts (Inception-v3's routes have some 200): the
+        weight parts come first by hop, then the chain parts by layer, so the rows whose layer c
+        is on the walk back (p >= c) end each of the two."""
+        net, n, L, H = self.net, len(self), len(self.layers), len(self.hops)
         back, b_at, on, o_at = self._walk_tables
         small = np.int32 if max(len(back), len(on)) < 2**31 else np.int64
         at_back, at_on = np.empty(n, dtype=small), np.empty(n, dtype=small)
-        last_back = np.empty(n, dtype=np.int16)  # the last layer read from the walk back
-        own_hop = np.full(n, -1, dtype=np.int16)  # a weight row's own hop (its tap may be any)
-        own = np.zeros(n, dtype=np.int64)
+        bound = self.starts.tolist()  # weight part h: rows bound[h]..bound[h + 1]; chain part p: bound[H + p]..
+        own = np.empty(bound[H], dtype=np.int64)  # a weight row's own weight (its tap may be any)
         for q, (kind, p, values) in enumerate(self.parts):
-            lo, hi = int(self.starts[q]), int(self.starts[q + 1])
+            lo, hi = bound[q], bound[q + 1]
             if lo == hi:
                 continue
             if kind == "weight":  # in_r(u) up to layer p, out_r(v) from p + 1
                 c = self.net.connections[self.hops[p]]
                 i, j, t = net.weight_ends(c, values)
-                own_hop[lo:hi], own[lo:hi] = p, net.connection_offsets[self.hops[p]] + net.local_weight(c, i, j, t)
+                own[lo:hi] = net.connection_offsets[self.hops[p]] + net.local_weight(c, i, j, t)
                 z_back, p_on, z_on = i, p + 1, j
             else:  # a chain through neuron z of layer p: back up to p, on from p + 1
                 z_back, p_on, z_on = values, p, values
-            last_back[lo:hi] = p
             at_back[lo:hi] = b_at[p] + z_back * (p + 1)
             at_on[lo:hi] = o_at[p_on] + z_on * (L - p_on) - p_on  # + c: column c - p_on of on[p_on]
 
         def node(c: int) -> np.ndarray:
             out = np.empty(n, dtype=np.int64)
-            from_back = last_back >= c
-            out[from_back] = back[at_back[from_back] + c]
-            out[~from_back] = on[at_on[~from_back] + c]
+            for lo, mid, hi in ((0, bound[min(c, H)], bound[H]), (bound[H], bound[H + c], n)):
+                out[lo:mid] = on[at_on[lo:mid] + c]  # parts before layer c: c is on the walk on
+                out[mid:hi] = back[at_back[mid:hi] + c]
             return out
 
         def read(k: int) -> np.ndarray:
             c_idx = self.hops[k]
             w = net.connection_offsets[c_idx] + net.local_weight(net.connections[c_idx], node(k), node(k + 1), np.zeros(n, dtype=np.int64))
-            mine = own_hop == k
-            w[mine] = own[mine]
+            w[bound[k] : bound[k + 1]] = own[bound[k] : bound[k + 1]]  # hop k's own weight rows
             return w.astype(np.int32 if net.m < 2**31 else np.int64)
 
         return read
