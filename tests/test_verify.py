@@ -558,6 +558,31 @@ def test_grouped_by_value_groups_values_too_wide_to_pack():
     assert grouped_by_value(np.array([3, 1, 3, 0])).tolist() == [3, 1, 0, 2]  # the packed sort
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), max_size=300), st.integers(1, 64))
+def test_narrow_nonzero_is_flatnonzero_as_int32_made_a_slice_at_a_time(bits, piece):
+    import basispath_graph.linalg.sparse as sparse
+
+    mask = np.array(bits, dtype=bool)
+    old = sparse._NONZERO_SLICE
+    sparse._NONZERO_SLICE = piece  # slices that cut the mask anywhere
+    try:
+        got = sparse.narrow_nonzero(mask)
+    finally:
+        sparse._NONZERO_SLICE = old
+    assert got.dtype == np.int32 and got.tolist() == np.flatnonzero(mask).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2**31 - 1), max_size=40), st.lists(st.integers(0, 2**32), max_size=10), st.sampled_from(["left", "right"]))
+def test_search_index_is_searchsorted_without_widening_the_index(index, values, side):
+    from basispath_graph.linalg.sparse import narrow_index, search_index
+
+    index = narrow_index(np.sort(np.array(index, dtype=np.int64)))
+    values = np.array(values, dtype=np.int64)  # int64, some past int32 (then the index is widened)
+    assert search_index(index, values, side).tolist() == np.searchsorted(index.astype(np.int64), values, side).tolist()
+
+
 def test_describe_weight_names_the_neuron_pair_and_the_expresser_its_size():
     from basispath_graph.verify import describe_weight
 

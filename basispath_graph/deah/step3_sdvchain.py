@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..linalg.sparse import narrow_index
 from ..network import Network, PathBlock
 from ..rowkeys import fold_keys
 from .discard_table import PartTable
@@ -116,7 +117,7 @@ class SdvDiscards(PartTable):
     whose unshared part is Ep_j, as is the row ``sdvchain_pair`` names for it."""
 
     def add_call(self, step: str, chain: int, src: int, dst: int, shared_pairs: tuple, rows, star_rows) -> None:
-        self._add(_Call(step, chain, src, dst, shared_pairs, _narrow(rows), _narrow(star_rows)))
+        self._add(_Call(step, chain, src, dst, shared_pairs, narrow_index(rows), narrow_index(star_rows)))
 
     def _materialise(self, call: _Call, which: slice):
         network, base, target = self.network, self.bases[call.src], self.bases[call.idx]
@@ -137,11 +138,6 @@ class SdvDiscards(PartTable):
         for call in self._parts:
             out[call.step] += len(call)
         return out
-
-
-def _narrow(rows: np.ndarray) -> np.ndarray:
-    """Rows of a B_r as int32 where they fit (read back as int64: ``_Call.rows_of``)."""
-    return rows.astype(np.int32) if len(rows) and int(rows.max()) < 2**31 else rows
 
 
 @dataclass

@@ -33,6 +33,7 @@ from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
+from ..linalg.sparse import narrow_nonzero
 from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
 from ..verify.rank import CoreChoice
@@ -127,7 +128,7 @@ class SdvChainRun:
         """(substructure, B'_r) in selection order: the core part of the raw union, as views of
         the B_r (``materialise()``: a block); SqueezeNet 1.1's copies held some 250 MB while the
         union was certified."""
-        return [(n, BlockRows(self.bases[n], np.flatnonzero(self.step3.alive[n]))) for n in self.substructures.selected]
+        return [(n, BlockRows(self.bases[n], narrow_nonzero(self.step3.alive[n]))) for n in self.substructures.selected]
 
 
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
@@ -154,15 +155,16 @@ def outside_core(net: GeneralNetwork, plan: DagRun) -> list[GeneralBlock]:
     return [b for b in extra + shortcuts if len(b)]
 
 
-def _repair(net: GeneralNetwork, run: SdvChainRun, outside: list[GeneralBlock], certified: CoreChoice | None = None):
-    """The exact repair (``deah.repair``) of the raw union: its B'_r and the paths outside the
-    core, SDVChain's discards, then the skeleton of the same walks (``certified``: the raw
+def _repair(net: GeneralNetwork, run: SdvChainRun, kept: list[tuple[int, BlockRows]], outside: list[GeneralBlock],
+            certified: CoreChoice | None = None):
+    """The exact repair (``deah.repair``) of the raw union: its B'_r (``kept``: ``kept_blocks()``,
+    the views the certifier read, so their rows are held once) and the paths outside the core,
+    SDVChain's discards, then the skeleton of the same walks (``certified``: the raw
     certification's choice on the same union, reused). Returns the basis as (substructure or
     None, view: ``BlockRows``) pairs, the re-admitted (substructure, row) and the repairs."""
     out = exact_repair(
         net.basis_size, net.m,
-        [(n, run.bases[n], np.flatnonzero(run.step3.alive[n])) for n in run.substructures.selected]
-        + [(None, b, np.arange(len(b))) for b in outside],
+        [(n, view.source, view.rows) for n, view in kept] + [(None, b, np.arange(len(b))) for b in outside],
         ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
         lambda: skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
         certified,
@@ -202,7 +204,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     step3 = run_step3(_GeneralWeights(net), substructures, bases, rel)
     run = SdvChainRun(plan, substructures, bases, step3)
     outside = outside_core(net, plan)
-    raw = [(n, b) for n, b in run.kept_blocks() + [(None, BlockRows(b, np.arange(len(b)))) for b in outside] if len(b)]  # (substructure, view)
+    kept = run.kept_blocks()
+    raw = [(n, b) for n, b in kept + [(None, BlockRows(b, np.arange(len(b)))) for b in outside] if len(b)]  # (substructure, view)
     t3 = time.perf_counter()
     choice = CoreChoice()  # the certifier's choice on the union's core, reused by the repair
     raw_verdict = certify_blocks(net, [b for _, b in raw], record=choice)
@@ -213,10 +216,11 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     needed = 0
     basis, verdict = None, raw_verdict
     if not raw_verdict.certified:
-        repaired, readmitted, repairs = _repair(net, run, outside, choice)
+        repaired, readmitted, repairs = _repair(net, run, kept, outside, choice)
         needed = len(repairs)
+        kept = choice = None  # numbers per candidate path: freed before the basis is certified
         if repair:
-            basis = repaired
+            basis, raw = repaired, None
             verdict = certify_blocks(net, [b for _, b in basis])
         else:
             readmitted, repairs = set(), []

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sparse import gather, group_by, grouped_by_value
+from .sparse import gather, group_by, grouped_by_value, narrow_nonzero, search_index
 
 __all__ = ["CoreRows", "PeelResult", "StreamedCore", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
 
@@ -142,7 +142,7 @@ def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray
     2**19 paths took 160 MB over ResNet-50 x1/8's 6 MB of counters; chunks of m entries, 1.5 GB
     over whole ResNet-50's 400 MB.) Nothing of the size of ``ids`` is made: whole ResNet-50's
     union, 16 M paths, took 260 MB in a block number and a position per id."""
-    cut = None if ids is None else np.searchsorted(ids, starts)
+    cut = None if ids is None else search_index(ids, starts)
     for b, block in enumerate(blocks):
         lo, hi = (int(starts[b]), int(starts[b + 1])) if cut is None else (int(cut[b]), int(cut[b + 1]))
         if lo == hi:
@@ -182,7 +182,7 @@ class StreamedCore:
 
     def __init__(self, blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int, held: np.ndarray):
         self.blocks, self.weight_ids, self.starts, self.ids, self.m, self.held = blocks, weight_ids, starts, ids, m, held
-        cut = np.searchsorted(ids, starts)
+        cut = search_index(ids, starts)
         self._rows = sum(int(cut[b + 1] - cut[b]) for b, block in enumerate(blocks)
                          if cut[b + 1] > cut[b] and weight_ids(block.take(np.array([ids[cut[b]] - starts[b]]))).shape[1])
 
@@ -278,7 +278,7 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
     result = PeelResult(
         order=np.concatenate(order_parts) if order_parts else empty,
         private=np.concatenate(priv_parts) if priv_parts else empty,
-        core=np.flatnonzero(alive).astype(np.int64),
+        core=narrow_nonzero(alive),  # one per core vector: held through a repair
         rounds=len(order_parts),
         round_ends=np.cumsum([len(p) for p in order_parts], dtype=np.int64),
     )
