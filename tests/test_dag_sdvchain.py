@@ -248,6 +248,39 @@ def test_a_repair_that_readmits_sdvchain_discards():
     assert len(sdv) + len(readmits) == len(r.sdvchain.step3.discards)
 
 
+def test_a_repair_holds_each_dropped_row_once_as_int32(monkeypatch):
+    """The repair's drops are one int32 array per run, shared by its records and the outcome
+    (two int64 copies were a quarter of GoogLeNet x0.25's peak), and the union it repairs is the
+    certifier's views, not the B'_r's rows made again."""
+    from basispath_graph.general import dag_sdvchain
+
+    outcomes, unions = [], []
+    real = dag_sdvchain.exact_repair
+
+    def spy(target, m, union, *rest):
+        union = list(union)
+        unions.append(union)
+        outcomes.append(real(target, m, union, *rest))
+        return outcomes[-1]
+
+    views: list = []  # the blocks of each certification, the raw union's first
+    monkeypatch.setattr(dag_sdvchain, "exact_repair", spy)
+    monkeypatch.setattr(dag_sdvchain, "certify_blocks", _record_views(dag_sdvchain.certify_blocks, views))
+    r = solve_general(parse_general(READMIT, "<spec>", 10**6), "deah")
+    assert r.certified and outcomes and outcomes[0].dropped
+    for _, rows, drops in outcomes[0].dropped:
+        assert drops.rows is rows and rows.dtype == np.int32
+    certified = {id(v.rows) for v in views[0] if hasattr(v, "rows")}
+    assert all(id(rows) in certified for key, _, rows in unions[0] if key is not None and len(rows))
+
+
+def _record_views(certify, views):
+    def record(net, blocks, **options):
+        views.append(list(blocks))
+        return certify(net, blocks, **options)
+    return record
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(spec=layer_dag_specs())
 def test_the_compiled_readmissions_are_the_python_passes(monkeypatch, spec):
