@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sparse import gather, group_by, grouped_by_value, narrow_nonzero, search_index
+from .sparse import csr_of_matrix, gather, group_by, grouped_by_value, narrow_nonzero, search_index
 
 __all__ = ["CoreRows", "PeelResult", "StreamedCore", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
 
@@ -193,7 +193,7 @@ class StreamedCore:
         """The rows as CSR runs (ptr, weight ids), in order, each made when reached."""
         for w, _ in _chunk_weights(self.blocks, self.weight_ids, self.starts, self.ids, self.m):
             if w.shape[1]:
-                yield np.arange(len(w) + 1, dtype=np.int64) * w.shape[1], w.ravel()
+                yield csr_of_matrix(w)
 
     def materialise(self) -> "CoreRows":
         ptr, parts = [np.zeros(1, dtype=np.int64)], []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "Terms", "Table", "as_table", "combine", "concat_terms", "empty_terms", "gather", "group_by",
+    "Terms", "Table", "as_table", "combine", "concat_terms", "csr_of_matrix", "empty_terms", "gather", "group_by",
     "grouped_by_value", "narrow_index", "narrow_nonzero", "search_index", "take_rows",
 ]
 
@@ -32,6 +32,12 @@ def gather(ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     shift = starts - (np.cumsum(lens) - lens)
     return np.arange(total, dtype=np.int64) + np.repeat(shift, lens)
+
+
+def csr_of_matrix(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, values): the rows of a (rows, width) matrix as CSR arrays, the values a view where
+    the matrix is contiguous (a run of paths' weight ids, each row a path)."""
+    return np.arange(len(matrix) + 1, dtype=np.int64) * matrix.shape[1], matrix.ravel()
 
 
 def narrow_index(index: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ import numpy as np
 from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
 from ..linalg.greedy_mod_p import greedy_mask, greedy_masks
 from ..linalg.peeling import CoreRows, PeelResult, StreamedCore, peel
+from ..linalg.sparse import csr_of_matrix
 from ..network import Network, PathBlock
 
 __all__ = [
@@ -309,8 +310,8 @@ def csr_of_run(run) -> tuple[np.ndarray, np.ndarray]:
     run = np.asarray(run)
     if run.dtype == object or run.ndim != 2:  # rows of different lengths
         return csr_of_rows(run)
-    wids = run.ravel() if run.size else np.zeros(0, dtype=np.int64)  # ([[]] reads as floats)
-    return np.arange(len(run) + 1, dtype=np.int64) * run.shape[1], wids
+    ptr, wids = csr_of_matrix(run)
+    return ptr, wids if run.size else np.zeros(0, dtype=np.int64)  # ([[]] reads as floats)
 
 
 # --------------------------------------------------------------------------------------
