@@ -115,17 +115,19 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # ResNet-50 x1/8 and x1/4 again on 2026-11-29 (their cores' greedy elimination in C: x1/4 23.7 ->
 # 17.7 s; the repaired time now per later candidate), and every torchvision one again at bf56ba6
 # (2026-11-29: the certifier's core and the repair's passes fed to the compiled elimination a run
-# at a time, the re-admissions compiled: whole ResNet-50 428 s, 1.87 GB). Measured / estimated:
-# no repair, memory 0.56-1.79, time 0.72-1.39; repaired, memory 0.57-1.77, time 0.58-1.71.
+# at a time, the re-admissions compiled: whole ResNet-50 428 s, 1.87 GB), and again at b88ad11
+# (2026-11-29: one int32 index per candidate path; whole ResNet-50 447 s, 1.82 GB). Measured /
+# estimated: no repair, memory 0.56-1.79, time 0.69-1.45; repaired, memory 0.58-1.73, time
+# 0.60-1.66.
 # Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per later
 # candidate, per later candidate layer.
 # DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.555; the fit's
 # 0.56), since it lets them start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(8.561e07, 47.26, 0, 0.55, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0.06904, 4.133e-07, 0, 0.71, 0, 0, 9.717e-08, 0, 0)
+DEAH_MEMORY = CostModel(8.612e07, 46.42, 0, 0.55, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0.05214, 3.391e-07, 0, 0.68, 0, 0, 1.014e-07, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.453e07, 0, 0, 0.56, 0, 0, 0, 0, 1.322)
-REPAIRED_SECONDS = CostModel(0.3647, 0, 0, 0.58, 0, 0, 0, 7.887e-06, 0)
+REPAIRED_MEMORY = CostModel(8.284e07, 0, 0, 0.57, 0, 0, 0, 0, 1.291)
+REPAIRED_SECONDS = CostModel(0.3342, 0, 0, 0.60, 0, 0, 0, 8.212e-06, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -144,8 +146,7 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: at widths x0.25 to x1, 0.24 to 3.8 M candidates, and (refitted the same day) to
 #: bench/calibration-faithful.json's Inception-v3 at widths x1/32 and x1/16 (0.5 and 2.1 M
 #: candidates of 35 layers each on average: the SqueezeNet-only model gave it half its time).
-#: Whole Inception-v3 and DenseNet-121 stay refused (whole GoogLeNet runs since 2026-11-29: 705 s,
-#: 9.0 GiB, estimated 577 s and 8.4 GB). Every record re-measured
+#: Whole DenseNet-121 stays refused (whole GoogLeNet runs since 2026-11-29). Every record re-measured
 #: 2026-11-28 at 0daa575 (the repair's core held compactly: SqueezeNet 1.1 7.47 -> 5.81 GB), the
 #: Inception-v3 ones again at 27a63a6, every one again at e272572 (the discards kept as Step 3's
 #: table, records made when read: Inception-v3 x1/16 8.56 -> 1.46 GB, SqueezeNet 1.1 5.81 -> 2.72
@@ -161,12 +162,17 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: views, Step 3 a hop at a time, the re-admissions compiled: SqueezeNet 1.1 10.8 s, 272 MB;
 #: WRN-16-4 29 s, 554 MB; Inception-v3 x1/16 50 s, 179 MB) with GoogLeNet x0.25 added (35 s, 601
 #: MB): Inception-v3's time is now its ~1,600 SDVChain calls, so time is also put on selected
-#: substructures squared (``features``: no model without it was within 2.25x). Measured /
-#: estimated: memory 0.85-1.18, time 0.70-1.43. Arguments: fixed, per weight, per candidate,
-#: lowest, 0, 0, per candidate layer, 0, 0, per substructure candidate, per substructure pair.
+#: substructures squared (``features``: no model without it was within 2.25x). Every record
+#: again at b88ad11 (2026-11-29: one int32 index per candidate path, where the repair held two
+#: int64 copies of its drops and the raw union's rows twice: GoogLeNet x0.25 601 -> 284 MB,
+#: SqueezeNet 1.1 222 MB, WRN-16-4 474 MB); memory is now best fitted per candidate layer (per
+#: candidate instead: 0.81-1.23). Whole GoogLeNet then: 636 s, 3.69 GiB, estimated 487 s and
+#: 3.81 GB (1.31x, 1.04x). Measured / estimated: memory 0.88-1.14, time 0.73-1.36. Arguments:
+#: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per substructure
+#: candidate, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(7.274e7, 13.41, 54.42, 0.84)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.69, 0, 0, 1.819e-7, 0, 0, 4.006e-9, 1.099e-3)
+LAYER_DAG_DEAH_MEMORY = CostModel(7.463e7, 72.56, 0, 0.87, 0, 0, 1.171)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.73, 0, 0, 1.713e-7, 0, 0, 0, 1.047e-3)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
