@@ -339,7 +339,9 @@ class Network:
         """Offset in connection ``c`` of the weight from neuron i to neuron j (same group), tap
         ``tap`` (numbers or numpy arrays): weights in order of i, then j, then tap."""
         gb = self.group_sizes(c)[1]
-        return (i * gb + j % gb) * c.taps + tap
+        if gb != self.layers[c.target].size:  # grouped: j's place in its group (else j itself:
+            j = j % gb  # a modulo over every row was a fifth of a layer DAG's Step 3)
+        return (i * gb + j) * c.taps + tap
 
     def weight_ends(self, c: Connection, local):
         """(i, j, tap) of the weight at offset ``local`` in connection ``c`` (``local_weight``'s inverse)."""

@@ -161,8 +161,9 @@ class RouteRows:
         back, b_at, on, o_at = self._walk_tables
         small = np.int32 if max(len(back), len(on)) < 2**31 else np.int64
         at_back, at_on = np.empty(n, dtype=small), np.empty(n, dtype=small)
+        ids = np.int32 if net.m < 2**31 else np.int64  # weight ids; neuron ids fit them too
         bound = self.starts.tolist()  # weight part h: rows bound[h]..bound[h + 1]; chain part p: bound[H + p]..
-        own = np.empty(bound[H], dtype=np.int64)  # a weight row's own weight (its tap may be any)
+        own = np.empty(bound[H], dtype=ids)  # a weight row's own weight (its tap may be any)
         for q, (kind, p, values) in enumerate(self.parts):
             lo, hi = bound[q], bound[q + 1]
             if lo == hi:
@@ -177,8 +178,12 @@ class RouteRows:
             at_back[lo:hi] = b_at[p] + z_back * (p + 1)
             at_on[lo:hi] = o_at[p_on] + z_on * (L - p_on) - p_on  # + c: column c - p_on of on[p_on]
 
+        last: list = [None, None]  # (c, node(c)) of the last read: Step 3 reads hops in order
+
         def node(c: int) -> np.ndarray:
-            out = np.empty(n, dtype=np.int64)
+            if last[0] == c:
+                return last[1]
+            out = np.empty(n, dtype=ids)
             for lo, mid, hi in ((0, bound[min(c, H)], bound[H]), (bound[H], bound[H + c], n)):
                 out[lo:mid] = on[at_on[lo:mid] + c]  # parts before layer c: c is on the walk on
                 out[mid:hi] = back[at_back[mid:hi] + c]
@@ -186,9 +191,12 @@ class RouteRows:
 
         def read(k: int) -> np.ndarray:
             c_idx = self.hops[k]
-            w = net.connection_offsets[c_idx] + net.local_weight(net.connections[c_idx], node(k), node(k + 1), np.zeros(n, dtype=np.int64))
+            after = node(k + 1)
+            w = net.local_weight(net.connections[c_idx], node(k), after, 0)
+            last[:] = k + 1, after  # read(k + 1) starts from it: each column made once, not twice
+            w += ids(net.connection_offsets[c_idx])
             w[bound[k] : bound[k + 1]] = own[bound[k] : bound[k + 1]]  # hop k's own weight rows
-            return w.astype(np.int32 if net.m < 2**31 else np.int64)
+            return w
 
         return read
 
