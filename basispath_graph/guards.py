@@ -42,11 +42,12 @@ class CostModel:
     features (``skeleton_features``): one weight family per connection, and designated walks and
     explicit paths of O(H x depth) numbers. The later candidates are those of the substructures
     after p_0 (``candidate_features``): faithful deah's SDVChain discards and certifies among them,
-    so a network with p_0 alone (VGG) costs little for its candidates. Substructure candidates
-    (selected substructures x candidates) are faithful deah's on a layer DAG: its time, once the
-    elimination was compiled, went where each substructure meets the union's paths (Step 3's chain
-    heads against Q_t, the repair's re-admissions): Inception-v3's 138 substructures cost 8x a
-    candidate layer what SqueezeNet's 9 do. Substructure pairs (selected substructures squared)
+    so a network with p_0 alone (VGG) costs little for its candidates. Call layers are faithful
+    deah's on a layer DAG (``dag_sdvchain.call_layers``): over Step 3's SDVChain calls, the rows
+    times the layers of the two B_r each call keys, a hop at a time; Inception-v3's 138
+    substructures make some 1,600 calls, and its Step 3 grew with them, not with candidate
+    layers (the model over candidate layers was 1.8x short at x1/4, over 2x on whole
+    Inception-v3), while SqueezeNet's 9 make a few. Substructure pairs (selected substructures squared)
     are faithful deah's on a layer DAG too: once the repair's passes were compiled and Step 3 read
     a hop at a time, Inception-v3's time went to its ~1,600 SDVChain calls (chain links and
     chain heads against Q_t, about 1 ms each over small B_r), which grow with the pairs."""
@@ -60,17 +61,17 @@ class CostModel:
     per_candidate_layer: float = 0.0
     per_later_candidate: float = 0.0
     per_later_candidate_layer: float = 0.0
-    per_substructure_candidate: float = 0.0
+    per_call_layer: float = 0.0
     per_substructure_pair: float = 0.0
 
     def __call__(self, m: int, candidates: int = 0, connections: int = 0, neuron_depth: int = 0,
                  candidate_layers: int = 0, later_candidates: int = 0, later_candidate_layers: int = 0,
-                 substructure_candidates: int = 0, substructure_pairs: int = 0) -> float:
+                 call_layers: int = 0, substructure_pairs: int = 0) -> float:
         return (self.fixed + self.per_weight * m + self.per_candidate * candidates
                 + self.per_connection * connections + self.per_neuron_depth * neuron_depth
                 + self.per_candidate_layer * candidate_layers + self.per_later_candidate * later_candidates
                 + self.per_later_candidate_layer * later_candidate_layers
-                + self.per_substructure_candidate * substructure_candidates
+                + self.per_call_layer * call_layers
                 + self.per_substructure_pair * substructure_pairs)
 
 
@@ -156,7 +157,7 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: 14.2 s, 553 MB; Inception-v3 x1/16 116 s, 301 MB), with whole WRN-16-4 added (39 s, 1.40 GB;
 #: refused before). Then SqueezeNet's time per candidate layer fell 5x and Inception-v3's, spent
 #: where each of its 138 substructures meets the union, did not: no time model on candidate
-#: layers was within 2.8x of both, so time is also put on substructure candidates (selected
+#: layers was within 2.8x of both, so time was also put on substructure candidates (selected
 #: substructures x candidates, ``features``); memory, the B_r described, per weight and per
 #: candidate. Every record again at bf56ba6 (2026-11-29: the core streamed, the basis held as
 #: views, Step 3 a hop at a time, the re-admissions compiled: SqueezeNet 1.1 10.8 s, 272 MB;
@@ -167,12 +168,16 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: int64 copies of its drops and the raw union's rows twice: GoogLeNet x0.25 601 -> 284 MB,
 #: SqueezeNet 1.1 222 MB, WRN-16-4 474 MB); memory is now best fitted per candidate layer (per
 #: candidate instead: 0.81-1.23). Whole GoogLeNet then: 636 s, 3.69 GiB, estimated 487 s and
-#: 3.81 GB (1.31x, 1.04x). Measured / estimated: memory 0.88-1.14, time 0.73-1.36. Arguments:
-#: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per substructure
-#: candidate, per substructure pair.
+#: 3.81 GB (1.31x, 1.04x). Every record again at 310998b (2026-11-29: Step 3's hop reader makes
+#: each node column once, int32: Inception-v3 x1/16 44 -> 34 s) with Inception-v3 x1/8 and x1/4
+#: added (112 s, 483 MB; 444 s, 1.56 GB): the time model over candidate layers was 1.5x and 1.8x
+#: short there, as it was over 2x on whole Inception-v3, since Step 3 grows with its SDVChain
+#: calls' rows x layers (``dag_sdvchain.call_layers``), now the time's feature. Measured /
+#: estimated: memory 0.86-1.16, time 0.93-1.08. Arguments: fixed, per weight, per candidate,
+#: lowest, 0, 0, per candidate layer, 0, 0, per SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(7.463e7, 72.56, 0, 0.87, 0, 0, 1.171)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 0, 0, 0.73, 0, 0, 1.713e-7, 0, 0, 0, 1.047e-3)
+LAYER_DAG_DEAH_MEMORY = CostModel(7.376e7, 75.2, 0, 0.86, 0, 0, 1.304)
+LAYER_DAG_DEAH_SECONDS = CostModel(0.1222, 8.352e-7, 0, 0.92, 0, 0, 8.509e-8, 0, 0, 1.163e-8, 3.369e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
@@ -247,14 +252,14 @@ def describes(network, step1) -> bool:
 
 def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, int, int]:
     """(m, candidates, connections, H x depth, candidate layers, later candidates, later candidate
-    layers, substructure candidates, substructure pairs) of a layered or general network for
+    layers, call layers, substructure pairs) of a layered or general network for
     ``engine``'s estimates:
     the skeleton uses m, connections and H x depth; the DEAH engines m, candidates (the paths of
     the B_r of the selected substructures) and candidate layers (those paths times the layers
     each visits: a B_r is held as |B_r| rows of its layers' neurons, so its memory grows with
     depth as well as width), faithful deah on a layered core also those of the substructures
-    after p_0 (``candidate_features``), on a layer DAG its selected substructures x candidates
-    and selected substructures squared.
+    after p_0 (``candidate_features``), on a layer DAG its SDVChain call layers
+    (``dag_sdvchain.call_layers``) and selected substructures squared.
     Step 1 runs for them; on a general network on its core (``paper_setting``: a network the
     engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
@@ -262,9 +267,11 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, i
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
 
+        from .general.dag_sdvchain import call_layers
+
         plan = plan_dag_run(network)
         candidates, layers = plan.candidate_features()
-        return network.m, candidates, 0, 0, layers, 0, 0, len(plan.ears) * candidates, len(plan.ears) ** 2
+        return network.m, candidates, 0, 0, layers, 0, 0, call_layers(plan), len(plan.ears) ** 2
     from .deah.step1_substructures import run_step1
 
     core = network

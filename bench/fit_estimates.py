@@ -5,11 +5,11 @@
 For every engine, peak memory and time are modelled as ``fixed + per_weight * m + per_candidate
 * candidates + per_connection * connections + per_neuron_depth * H x depth + per_candidate_layer *
 candidate layers + per_later_candidate * later candidates + per_later_candidate_layer * later
-candidate layers + per_substructure_candidate * substructure candidates + per_substructure_pair *
+candidate layers + per_call_layer * call layers + per_substructure_pair *
 substructure pairs`` (candidates: the paths
 in the B_r of the selected substructures, known after Step 1, and candidate layers, those paths
 times the layers each visits: the DEAH engines'; the later ones: the same of the substructures
-after p_0, faithful deah's; substructure candidates: selected substructures x candidates,
+after p_0, faithful deah's; call layers: the rows x layers of the two B_r of each SDVChain call,
 and substructure pairs (selected substructures squared), faithful deah's on a layer DAG; connections and H x depth: the skeleton's,
 ``guards.skeleton_features``). Each subset of the features is tried and
 the one with the smallest worst ratio wins. The fit minimises the squared relative error with non-negative
@@ -68,7 +68,7 @@ def main() -> None:
     cases = [c for path in paths for c in json.loads(path.read_text())["cases"] if c["status"] == "ok"]
     by_engine: dict[str, list] = {}
     for c in cases:
-        f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth, candidate layers, later ones, substructure candidates and pairs
+        f = features(parse_net(c["net"]), c["kind"])  # m, candidates, connections, H x depth, candidate layers, later ones, call layers, substructure pairs
         # a record's model: its engine, or "deah-complete described" (guards.model_engine) where it ran described
         by_engine.setdefault(c.get("model", model_engine(parse_net(c["net"]), c["kind"])), []).append((c["net"], f, c["result"]["total_s"], c["peak_rss_mb"] * 2**20))
     for engine, rows in by_engine.items():

@@ -12,6 +12,7 @@ that made it: the pair, Ep, UCP*, IEp.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "build_q_sets",
     "sdvchain_pair",
     "run_step3",
+    "sdvchain_calls",
     "hop_keys",
 ]
 
@@ -331,18 +333,22 @@ def run_step3(
     alive = {idx: np.ones(len(block), dtype=bool) for idx, block in bases.items()}
     result = Step3Result(chains, q_sets, alive, SdvDiscards(network, bases))
 
-    def call(step: str, t: int, src: int, dst: int):
+    for step, t, src, dst in sdvchain_calls(chains, q_sets, p0):
         shared_pairs = rel.shared_pairs(src, dst)
         rows, _, star_rows = sdvchain_pair(network, shared_pairs, bases[src], bases[dst], alive[dst])
         result.calls += 1
         if len(rows):
             alive[dst][rows] = False
             result.discards.add_call(step, t, src, dst, shared_pairs, rows, star_rows)
+    return result
 
+
+def sdvchain_calls(chains: list[list[int]], q_sets: list[list[int]], p0: int) -> Iterator[tuple[str, int, int, int]]:
+    """Step 3's SDVChain calls in order, as (step, chain t, from, to): along each chain t (p_0
+    implied at its end), then its head against each member of Q_t."""
     for t, (chain, q) in enumerate(zip(chains, q_sets), start=1):
         sequence = chain + [p0]
         for src, dst in zip(sequence, sequence[1:]):
-            call("chain", t, src, dst)
+            yield "chain", t, src, dst
         for src in q:
-            call("head", t, src, chain[0])
-    return result
+            yield "head", t, src, chain[0]

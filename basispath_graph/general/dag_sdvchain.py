@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..deah.repair import BlockRows, exact_repair, taken_views
-from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
+from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, build_chains, build_q_sets, run_step3, sdvchain_calls
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
@@ -47,7 +47,7 @@ from .paths import certify_blocks
 from .sdvchain_discards import SdvChainDiscards
 from .skeleton import skeleton_of, walks_forest
 
-__all__ = ["outside_core", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
+__all__ = ["call_layers", "outside_core", "substructures_of", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
 
 
 @dataclass(frozen=True)
@@ -131,13 +131,32 @@ class SdvChainRun:
         return [(n, BlockRows(self.bases[n], narrow_nonzero(self.step3.alive[n]))) for n in self.substructures.selected]
 
 
+def substructures_of(plan: DagRun) -> DagSubstructures:
+    """Step 1's selected substructures of ``plan`` as Step 3 reads them, p_0 first."""
+    return DagSubstructures([RouteSubstructure(e.layers, r) for e, r in zip(plan.ears, plan.routes)],
+                            plan.decomposition.substructure_count)
+
+
+def call_layers(plan: DagRun) -> int:
+    """What Step 3's time grows with (``guards.LAYER_DAG_DEAH``): over its SDVChain calls that share
+    an edge (the others return at once), the rows times the layers of both B_r, since each call
+    keys every hop of every row of the two (``sdvchain_pair``). Known from Steps 1-2: the chains
+    and Q_t are made from the routes alone."""
+    substructures = substructures_of(plan)
+    rel = InMemoryRelations(substructures)
+    chains = build_chains(substructures, rel)
+    size = [e.rows * len(e.layers) for e in plan.ears]
+    calls = sdvchain_calls(chains, build_q_sets(chains, rel), substructures.p0)
+    return sum(size[src] + size[dst] for _, _, src, dst in calls if rel.shared_pairs(src, dst))
+
+
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
     """Faithful deah on a layer DAG: its own models (``guards.LAYER_DAG_DEAH``: per weight,
-    candidate, candidate layer and substructure candidate; fitted on SqueezeNet 1.1, Inception-v3
-    and WRN-16-4)."""
+    candidate, candidate layer, SDVChain call layer and substructure pair; fitted on SqueezeNet
+    1.1, GoogLeNet, Inception-v3 and WRN-16-4)."""
     candidates, layers = plan.candidate_features()
     what = f"deah ({candidates:,} candidate paths in the B_r of {len(plan.ears)} substructures of a layer DAG)"
-    later = (0, 0, len(plan.ears) * candidates, len(plan.ears) ** 2)  # as guards.features has them
+    later = (0, 0, call_layers(plan), len(plan.ears) ** 2)  # as guards.features has them
     check_time(what, SECONDS[LAYER_DAG_DEAH], net.m, candidates, time_limit,
                f"use --engine deah-complete (described) or raise --max-seconds / {TIME_ENV}", candidate_layers=layers, later=later)
     if memory_limit is not None:
@@ -193,9 +212,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     t0 = time.perf_counter()
     plan = plan_dag_run(net, "deah")
     _guard(net, plan, memory_limit, time_limit)
-    layers = [e.layers for e in plan.ears]
-    substructures = DagSubstructures([RouteSubstructure(l, r) for l, r in zip(layers, plan.routes)],
-                                     plan.decomposition.substructure_count)
+    substructures = substructures_of(plan)
     unused: dict = {}  # each connection's unused weights, shared by the routes over it
     bases = {n: RouteRows(net, s.layers, s.connections, unused) for n, s in enumerate(substructures.paths)}
     t1 = time.perf_counter()
