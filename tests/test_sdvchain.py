@@ -12,6 +12,7 @@ from basispath_graph.choices import ChoiceRule
 from basispath_graph.deah.step1_substructures import run_step1
 from basispath_graph.deah.step3_sdvchain import InMemoryRelations, _columns, sdvchain_pair
 from basispath_graph.deah.subroutine import subroutine
+from basispath_graph.deah.subroutine_rows import SubroutineRows
 
 from .reference_sdvchain import sdvchain_pair_reference
 from .strategies import networks
@@ -34,6 +35,10 @@ def test_vectorised_sdvchain_pair_equals_the_literal_loop(net, seed, mask_seed):
             rows, ep_rows, star_rows = sdvchain_pair(net, shared, bases[src], bases[dst], alive)
             expected = sdvchain_pair_reference(net, shared, bases[src], bases[dst], alive)
             assert sorted(r for r, *_ in expected) == rows.tolist()
+            # the same from the B_r described (only B'_to's live rows keyed, each column made alone)
+            described = [SubroutineRows(net, bases[i].layers, rule) for i in (src, dst)]
+            again = sdvchain_pair(net, shared, *described, alive)
+            assert all(np.array_equal(a, b) for a, b in zip(again, (rows, ep_rows, star_rows)))
             # same group (Ep_j) and the same UCP_j* for every discarded row
             wb = net.weight_ids(bases[src])
             sh, un = _columns(bases[src], set(shared))

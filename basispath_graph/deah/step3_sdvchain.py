@@ -212,12 +212,18 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
         return empty, empty, empty  # all paths are distinct: no unshared part repeats
     sh_b, un_b = _columns(base, shared)
     sh_t, un_t = _columns(target, shared)
-    n_b, n_t = len(base), len(target)
+    # B'_to's live rows: only they are keyed (a target B_r has lost most of its rows by its later
+    # calls: on Inception-v3, 81% of the rows its calls' targets held)
+    rows_t = np.flatnonzero(alive).astype(np.int32)
+    n_b, n_t = len(base), len(rows_t)
+    if n_t == 0:
+        return empty, empty, empty
     # Parts keyed a hop's weight ids at a time: the (paths, hops) matrices of two B_r were most
     # of Step 3's memory (ResNet-18: 1.5 GB over the B_r themselves).
-    col_b, col_t = _weight_columns(network, base), _weight_columns(network, target)
+    col_b = _weight_columns(network, base)
+    col_t = _weight_columns(network, target, None if n_t == len(target) else rows_t)
     sk_all, _ = fold_keys((np.concatenate([col_b(i), col_t(k)]) for i, k in zip(sh_b, sh_t)), n_b + n_t)
-    sk_b, sk_t = sk_all[:n_b], sk_all[n_b:]
+    sk_b, sk_t = sk_all[:n_b], sk_all[n_b:]  # sk_t, iep_t: of the live rows, by position in rows_t
     ep_b, n_ep = fold_keys(map(col_b, un_b), n_b)
     iep_t, _ = fold_keys(map(col_t, un_t), n_t)
 
@@ -243,12 +249,10 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     by_shared = useful[np.argsort(sk_b[useful], kind="stable")]
     del useful
     sorted_sk = sk_b[by_shared]
-    rows_t = np.flatnonzero(alive).astype(np.int32)
-    lo = np.searchsorted(sorted_sk, sk_t[rows_t], side="left")
-    hits = np.searchsorted(sorted_sk, sk_t[rows_t], side="right") - lo
+    lo = np.searchsorted(sorted_sk, sk_t, side="left")
+    hits = np.searchsorted(sorted_sk, sk_t, side="right") - lo
     del sorted_sk
-    q = np.repeat(rows_t, hits)  # ascending: rows_t is
-    del rows_t
+    q = np.repeat(np.arange(n_t, dtype=np.int32), hits)  # live positions, ascending
     if len(q) == 0:
         return empty, empty, empty
     # the k-th hit of target row q sits at by_shared[lo + k]
@@ -264,8 +268,8 @@ def sdvchain_pair(network, shared_pairs, base, target, alive):
     discard &= sk_t[q] != star_key[j]
     if not discard.any():
         return empty, empty, empty
-    q, j, base_row = q[discard], j[discard], base_row[discard]
-    del discard
+    q, j, base_row = rows_t[q[discard]], j[discard], base_row[discard]  # q: target rows now
+    del discard, rows_t
     # One record per discarded row: the first group (smallest Ep key) that discards it. q is
     # ascending and (q, j) pairs are distinct (a path of B_from is its Ep and shared parts).
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
@@ -297,20 +301,20 @@ def hop_keys(block) -> list:
     return list(hops) if hops is not None else list(zip(block.layers, block.layers[1:]))
 
 
-def _weight_columns(network, block):
-    """``read(k)``: the weight ids of hop k of every path of ``block``. A layered block's hop is
-    made alone from its two neuron columns (``network.weight_ids`` of that hop; a described B_r's
-    columns made from the choice rule), so is a layer DAG's described B_r's (its trainable hops
-    numbered as its hops), a general block's (taps, identity hops) read from its weight ids, made
-    once."""
+def _weight_columns(network, block, rows: np.ndarray | None = None):
+    """``read(k)``: the weight ids of hop k of every path of ``block`` (of ``rows``, ascending,
+    when given). A layered block's hop is made alone from its two neuron columns
+    (``network.weight_ids`` of that hop; a described B_r's columns made from the choice rule), so
+    is a layer DAG's described B_r's (its trainable hops numbered as its hops), a general block's
+    (taps, identity hops) read from its weight ids, made once."""
     if getattr(block, "hop_reader", None) is not None and all(block.net.connections[c].trainable for c in block.hops):
-        return block.hop_reader()  # a layer DAG's described B_r (``general.dag_discards.RouteRows``)
+        return block.hop_reader(rows)  # a layer DAG's described B_r (``general.dag_discards.RouteRows``)
+    which = slice(None) if rows is None else rows
     if isinstance(block, SubroutineRows):  # described: each neuron column made alone
-        every = slice(None)
-        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], np.stack([block.column(k, every), block.column(k + 1, every)], axis=1)))[:, 0]
+        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], np.stack([block.column(k, which), block.column(k + 1, which)], axis=1)))[:, 0]
     if getattr(block, "hops", None) is None:
-        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], block.nodes[:, k : k + 2]))[:, 0]
-    w = network.weight_ids(block)
+        return lambda k: network.weight_ids(PathBlock(block.layers[k : k + 2], block.nodes[which, k : k + 2]))[:, 0]
+    w = network.weight_ids(block)[which]
     return lambda k: w[:, k]
 
 

@@ -147,8 +147,9 @@ class RouteRows:
                 nodes[sel, : p + 1], nodes[sel, p + 1 :] = back[p][picked], on[p][picked][:, 1:]
         return GeneralBlock(self.layers, self.hops, nodes, taps)
 
-    def hop_reader(self):
-        """``read(k)``: the weight id of hop ``k`` (trainable) of every row, made from the
+    def hop_reader(self, rows: np.ndarray | None = None):
+        """``read(k)``: the weight id of hop ``k`` (trainable) of every row (of ``rows``, ascending,
+        when given: SDVChain keys only the live rows of B'_to), made from the
         description without the rows x hops matrix (``weight_ids``): Step 3 keys its shared and
         unshared parts a hop at a time, and two B_r's whole matrices were WRN-16-4's peak
         (2.4 M rows x 19 hops each). Each row's addresses in the walk tables are made once (a
@@ -157,17 +158,22 @@ class RouteRows:
         over slices, whatever the number of parts (Inception-v3's routes have some 200): the
         weight parts come first by hop, then the chain parts by layer, so the rows whose layer c
         is on the walk back (p >= c) end each of the two."""
-        net, n, L, H = self.net, len(self), len(self.layers), len(self.hops)
+        net, L, H = self.net, len(self.layers), len(self.hops)
+        n = len(self) if rows is None else len(rows)
         back, b_at, on, o_at = self._walk_tables
         small = np.int32 if max(len(back), len(on)) < 2**31 else np.int64
         at_back, at_on = np.empty(n, dtype=small), np.empty(n, dtype=small)
         ids = np.int32 if net.m < 2**31 else np.int64  # weight ids; neuron ids fit them too
-        bound = self.starts.tolist()  # weight part h: rows bound[h]..bound[h + 1]; chain part p: bound[H + p]..
+        # weight part h: rows bound[h]..bound[h + 1]; chain part p: bound[H + p].. (of ``rows``: as
+        # they are ascending, each part's are a slice of them too)
+        bound = (self.starts if rows is None else np.searchsorted(rows, self.starts)).tolist()
         own = np.empty(bound[H], dtype=ids)  # a weight row's own weight (its tap may be any)
         for q, (kind, p, values) in enumerate(self.parts):
             lo, hi = bound[q], bound[q + 1]
             if lo == hi:
                 continue
+            if rows is not None:
+                values = values[rows[lo:hi] - self.starts[q]]
             if kind == "weight":  # in_r(u) up to layer p, out_r(v) from p + 1
                 c = self.net.connections[self.hops[p]]
                 i, j, t = net.weight_ends(c, values)
