@@ -117,18 +117,20 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # 17.7 s; the repaired time now per later candidate), and every torchvision one again at bf56ba6
 # (2026-11-29: the certifier's core and the repair's passes fed to the compiled elimination a run
 # at a time, the re-admissions compiled: whole ResNet-50 428 s, 1.87 GB), and again at b88ad11
-# (2026-11-29: one int32 index per candidate path; whole ResNet-50 447 s, 1.82 GB). Measured /
-# estimated: no repair, memory 0.56-1.79, time 0.69-1.45; repaired, memory 0.58-1.73, time
-# 0.60-1.66.
+# (2026-11-29: one int32 index per candidate path; whole ResNet-50 447 s, 1.82 GB), and every
+# one again at e9f3907 (2026-11-29: SDVChain keys only B'_to's live rows; whole ResNet-50 419 s,
+# 1.82 GB; dense-8x128 2.3 s, its record last taken at 7aa2324, 9.7 s: the repaired time is now
+# per candidate and candidate layer). Measured / estimated: no repair, memory 0.56-1.80, time
+# 0.74-1.35; repaired, memory 0.57-1.76, time 0.78-1.27.
 # Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per later
 # candidate, per later candidate layer.
-# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.555; the fit's
-# 0.56), since it lets them start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(8.612e07, 46.42, 0, 0.55, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0.05214, 3.391e-07, 0, 0.68, 0, 0, 1.014e-07, 0, 0)
+# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.517; the fit's
+# 0.55), since it lets them start: a run measured within a limit is never refused under it.
+DEAH_MEMORY = CostModel(8.611e07, 47.29, 0, 0.51, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0.05053, 2.244e-07, 0, 0.73, 0, 0, 1.068e-07, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.284e07, 0, 0, 0.57, 0, 0, 0, 0, 1.291)
-REPAIRED_SECONDS = CostModel(0.3342, 0, 0, 0.60, 0, 0, 0, 8.212e-06, 0)
+REPAIRED_MEMORY = CostModel(7.852e07, 0, 0, 0.56, 0, 0, 0, 0, 1.359)
+REPAIRED_SECONDS = CostModel(0, 0, 1.239e-06, 0.78, 0, 0, 8.189e-08, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -173,11 +175,13 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: added (112 s, 483 MB; 444 s, 1.56 GB): the time model over candidate layers was 1.5x and 1.8x
 #: short there, as it was over 2x on whole Inception-v3, since Step 3 grows with its SDVChain
 #: calls' rows x layers (``dag_sdvchain.call_layers``), now the time's feature. Measured /
-#: estimated: memory 0.86-1.16, time 0.93-1.08. Arguments: fixed, per weight, per candidate,
+#: estimated then: memory 0.86-1.16, time 0.93-1.08. Every record again at e9f3907 (SDVChain keys
+#: only B'_to's live rows: Inception-v3 x1/4 444 -> 307 s, GoogLeNet x0.25 26 -> 21 s). Measured /
+#: estimated: memory 0.86-1.17, time 0.93-1.07. Arguments: fixed, per weight, per candidate,
 #: lowest, 0, 0, per candidate layer, 0, 0, per SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(7.376e7, 75.2, 0, 0.86, 0, 0, 1.304)
-LAYER_DAG_DEAH_SECONDS = CostModel(0.1222, 8.352e-7, 0, 0.92, 0, 0, 8.509e-8, 0, 0, 1.163e-8, 3.369e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(7.374e7, 72.42, 0, 0.85, 0, 0, 1.322)
+LAYER_DAG_DEAH_SECONDS = CostModel(0.1103, 1.514e-6, 0, 0.93, 0, 0, 7.097e-8, 0, 0, 7.484e-9, 2.755e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,

@@ -139,9 +139,10 @@ def substructures_of(plan: DagRun) -> DagSubstructures:
 
 def call_layers(plan: DagRun) -> int:
     """What Step 3's time grows with (``guards.LAYER_DAG_DEAH``): over its SDVChain calls that share
-    an edge (the others return at once), the rows times the layers of both B_r, since each call
-    keys every hop of every row of the two (``sdvchain_pair``). Known from Steps 1-2: the chains
-    and Q_t are made from the routes alone."""
+    an edge (the others return at once), the rows times the layers of both B_r: each call keys
+    every hop of B_from's rows and of B'_to's live ones (``sdvchain_pair``), a share not known
+    before the run, so every row is counted. Known from Steps 1-2: the chains and Q_t are made
+    from the routes alone."""
     substructures = substructures_of(plan)
     rel = InMemoryRelations(substructures)
     chains = build_chains(substructures, rel)
