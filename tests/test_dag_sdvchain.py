@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from basispath_graph import solve_general
 from basispath_graph.deah.step3_sdvchain import Discard
 from basispath_graph.general.blocks import block_general_paths, block_weight_ids
-from basispath_graph.general.dag_sdvchain import outside_core
+from basispath_graph.general.dag_sdvchain import call_layers, outside_core
 from basispath_graph.general.model import parse_general
 
 from .cli_runner import cli
@@ -140,6 +140,14 @@ def test_faithful_deah_on_layer_dags_against_brute_force(spec):
     chains, q_sets, expected = _reference_step3(net, run)
     assert run.step3.chains == chains and run.step3.q_sets == q_sets
     assert [(d.substructure, d.row, d.step, d.chain, d.pair, d.ep, d.ucp_star, d.iep, d.shared) for d in run.step3.discards] == expected
+    # the time guard's feature, counted from Steps 1-2: the rows x layers of both B_r of every call
+    # (each chain link, the last member into p_0, each head against Q_t) whose routes share a connection
+    paths = run.substructures.paths
+    links = [(a, b) for chain in chains for a, b in zip(chain, chain[1:] + [0])]
+    links += [(src, chain[0]) for chain, q in zip(chains, q_sets) for src in q]
+    assert len(links) == run.step3.calls
+    assert call_layers(run.plan) == sum(len(run.bases[a]) * len(paths[a].layers) + len(run.bases[b]) * len(paths[b].layers)
+                                        for a, b in links if set(paths[a].connections) & set(paths[b].connections))
     # each discard's record splits the path: its weights on the shared connections and the rest
     for d in result.discarded:
         if not isinstance(d.reason, Discard):
