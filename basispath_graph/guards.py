@@ -271,7 +271,7 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, i
     if model_engine(network, engine) == LAYER_DAG_DEAH:
         from .general.dag_deah import plan_dag_run
 
-        from .general.dag_sdvchain import call_layers
+        from .general.dag_substructures import call_layers
 
         plan = plan_dag_run(network)
         candidates, layers = plan.candidate_features()

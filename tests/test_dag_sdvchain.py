@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from basispath_graph import solve_general
 from basispath_graph.deah.step3_sdvchain import Discard
 from basispath_graph.general.blocks import block_general_paths, block_weight_ids
-from basispath_graph.general.dag_sdvchain import call_layers, outside_core
+from basispath_graph.general.dag_sdvchain import outside_core
+from basispath_graph.general.dag_substructures import call_layers
 from basispath_graph.general.model import parse_general
 
 from .cli_runner import cli

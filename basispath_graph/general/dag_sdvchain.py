@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..deah.repair import BlockRows, exact_repair, taken_views
-from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, build_chains, build_q_sets, run_step3, sdvchain_calls
+from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
@@ -40,6 +40,7 @@ from ..verify.rank import CoreChoice
 from .blocks import GeneralBlock, block_weight_ids, general_path_keys
 from .dag_deah import DagRun, plan_dag_run
 from .dag_discards import LISTED_DAG_DISCARDS, RouteRows
+from .dag_substructures import DagSubstructures, call_layers, substructures_of
 from .described import Family, family_block
 from .lazy_blocks import LazyBlocks
 from .model import GeneralNetwork
@@ -47,48 +48,7 @@ from .paths import certify_blocks
 from .sdvchain_discards import SdvChainDiscards
 from .skeleton import skeleton_of, walks_forest
 
-__all__ = ["call_layers", "outside_core", "substructures_of", "RouteSubstructure", "DagSubstructures", "SdvChainRun", "solve_dag_sdvchain"]
-
-
-@dataclass(frozen=True)
-class RouteSubstructure:
-    """A selected substructure path of a layer DAG: its layers and connections, source to sink."""
-
-    layers: tuple[int, ...]
-    connections: tuple[int, ...]
-
-    @property
-    def edges(self) -> tuple[int, ...]:
-        """Its G^S edges: the connections it runs over (what ``Relations.shared_pairs`` compares)."""
-        return self.connections
-
-    def subdivides(self, other: "RouteSubstructure") -> bool:
-        """p_self is a path subdivision of ``other`` (the module doc): it visits every layer of
-        ``other`` and more. (A spec joins two layers by one trainable connection at most, so a hop
-        of ``other`` between two layers consecutive on self is self's hop too.)"""
-        mine, theirs = set(self.layers), set(other.layers)
-        return mine != theirs and theirs <= mine
-
-    @property
-    def u_size(self) -> int:
-        """|U_r| is not counted on a layer DAG (P^S is not listed): -1, as stored."""
-        return -1
-
-
-@dataclass
-class DagSubstructures:
-    """Step 1 on a layer DAG in the shape ``run_step3`` reads: the selected paths, p_0 first."""
-
-    paths: list[RouteSubstructure]
-    total: int  # |P^S|: source-sink paths of G^S, counted
-
-    @property
-    def selected(self) -> list[int]:
-        return list(range(len(self.paths)))
-
-    @property
-    def p0(self) -> int:
-        return 0
+__all__ = ["outside_core", "SdvChainRun", "solve_dag_sdvchain"]
 
 
 class _GeneralWeights:
@@ -129,26 +89,6 @@ class SdvChainRun:
         the B_r (``materialise()``: a block); SqueezeNet 1.1's copies held some 250 MB while the
         union was certified."""
         return [(n, BlockRows(self.bases[n], narrow_nonzero(self.step3.alive[n]))) for n in self.substructures.selected]
-
-
-def substructures_of(plan: DagRun) -> DagSubstructures:
-    """Step 1's selected substructures of ``plan`` as Step 3 reads them, p_0 first."""
-    return DagSubstructures([RouteSubstructure(e.layers, r) for e, r in zip(plan.ears, plan.routes)],
-                            plan.decomposition.substructure_count)
-
-
-def call_layers(plan: DagRun) -> int:
-    """What Step 3's time grows with (``guards.LAYER_DAG_DEAH``): over its SDVChain calls that share
-    an edge (the others return at once), the rows times the layers of both B_r: each call keys
-    every hop of B_from's rows and of B'_to's live ones (``sdvchain_pair``), a share not known
-    before the run, so every row is counted. Known from Steps 1-2: the chains and Q_t are made
-    from the routes alone."""
-    substructures = substructures_of(plan)
-    rel = InMemoryRelations(substructures)
-    chains = build_chains(substructures, rel)
-    size = [e.rows * len(e.layers) for e in plan.ears]
-    calls = sdvchain_calls(chains, build_q_sets(chains, rel), substructures.p0)
-    return sum(size[src] + size[dst] for _, _, src, dst in calls if rel.shared_pairs(src, dst))
 
 
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:

@@ -86,7 +86,7 @@ def write_sdvchain_run(store: Store, run_id: str, result, committed=None, on_sta
 
 def _check_relations(store: Store, run_id: str, run) -> None:
     """Cypher's SUBDIVIDES and SHARES_EDGE of a faithful layer-DAG run equal those Step 3 read
-    (``RouteSubstructure``): the graph holds the relations the run was made with."""
+    (``dag_substructures.RouteSubstructure``): the graph holds the relations the run was made with."""
     net = run.network
     stored = StoreRelations.read(store, run_id, len(net.layers) - 1)
     paths = run.substructures.paths
