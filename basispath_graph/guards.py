@@ -43,7 +43,7 @@ class CostModel:
     explicit paths of O(H x depth) numbers. The later candidates are those of the substructures
     after p_0 (``candidate_features``): faithful deah's SDVChain discards and certifies among them,
     so a network with p_0 alone (VGG) costs little for its candidates. Call layers are faithful
-    deah's on a layer DAG (``dag_sdvchain.call_layers``): over Step 3's SDVChain calls, the rows
+    deah's on a layer DAG (``dag_substructures.call_layers``): over Step 3's SDVChain calls, the rows
     times the layers of the two B_r each call keys, a hop at a time; Inception-v3's 138
     substructures make some 1,600 calls, and its Step 3 grew with them, not with candidate
     layers (the model over candidate layers was 1.8x short at x1/4, over 2x on whole
@@ -174,7 +174,7 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: each node column once, int32: Inception-v3 x1/16 44 -> 34 s) with Inception-v3 x1/8 and x1/4
 #: added (112 s, 483 MB; 444 s, 1.56 GB): the time model over candidate layers was 1.5x and 1.8x
 #: short there, as it was over 2x on whole Inception-v3, since Step 3 grows with its SDVChain
-#: calls' rows x layers (``dag_sdvchain.call_layers``), now the time's feature. Measured /
+#: calls' rows x layers (``dag_substructures.call_layers``), now the time's feature. Measured /
 #: estimated then: memory 0.86-1.16, time 0.93-1.08. Every record again at e9f3907 (SDVChain keys
 #: only B'_to's live rows: Inception-v3 x1/4 444 -> 307 s, GoogLeNet x0.25 26 -> 21 s). Measured /
 #: estimated: memory 0.86-1.17, time 0.93-1.07. Arguments: fixed, per weight, per candidate,
@@ -263,7 +263,7 @@ def features(network, engine: str) -> tuple[int, int, int, int, int, int, int, i
     each visits: a B_r is held as |B_r| rows of its layers' neurons, so its memory grows with
     depth as well as width), faithful deah on a layered core also those of the substructures
     after p_0 (``candidate_features``), on a layer DAG its SDVChain call layers
-    (``dag_sdvchain.call_layers``) and selected substructures squared.
+    (``dag_substructures.call_layers``) and selected substructures squared.
     Step 1 runs for them; on a general network on its core (``paper_setting``: a network the
     engine does not read raises UnsupportedFeature)."""
     if engine == "skeleton":
