@@ -13,11 +13,13 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 
 from basispath_graph import solve_general
+from basispath_graph.deah.repair import BlockRows
 from basispath_graph.deah.step3_sdvchain import Discard
 from basispath_graph.general.blocks import block_general_paths, block_weight_ids
 from basispath_graph.general.dag_sdvchain import outside_core
 from basispath_graph.general.dag_substructures import call_layers
 from basispath_graph.general.model import parse_general
+from basispath_graph.linalg.peeling import rows_weight_ids
 
 from .cli_runner import cli
 from .reference_sdvchain import sdvchain_pair_reference
@@ -134,6 +136,13 @@ def test_faithful_deah_on_layer_dags_against_brute_force(spec):
         some = np.flatnonzero(np.arange(len(rows)) % 3 != 1)
         read = run.bases[n].hop_reader(some)
         assert all(read(k).tolist() == listed[some, k].tolist() for k in hops)
+        # the rows' weight ids as the certifier reads them, rows in any order and repeated, and
+        # through a view of some rows (the raw union's B'_r)
+        for index in (pick, some, some[::-1], np.zeros(0, dtype=np.int64)):
+            got = run.bases[n].weight_ids_at(index)
+            assert got.tolist() == listed[index].tolist() and got.dtype == np.int32
+        view, at = BlockRows(run.bases[n], some[::-1]), np.arange(len(some))[::-1].repeat(2)
+        assert rows_weight_ids(view, at, None).tolist() == listed[some[::-1][at]].tolist()  # None: never the fallback
         assert all(p in all_paths for p in rows)
         assert exact_rank([oracle_vector(p) for p in rows]) == len(rows)
     # Step 3 replayed independently: chains by brute-force subdivision, Q_t, and every SDVChain

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
-from ..linalg.peeling import peel_result_by_holders
+from ..linalg.peeling import peel_result_by_holders, rows_weight_ids
 from ..linalg.sparse import narrow_index, narrow_nonzero
 from ..verify import IncrementalBasis
 from ..linalg.elimination import PRIMES
@@ -73,7 +73,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     chunks = [(r, local[r][at : at + _CORE_ROWS]) for r in range(len(views)) for at in range(0, len(local[r]), _CORE_ROWS)]
     # the certifier's passes over this same core, in this order, when it kept them
     known = certified.runs_for(peel.core, int(starts[-1]), [len(rows) for _, rows in chunks]) if certified is not None else None
-    choice = greedy_choice(lambda: (weight_ids(views[r].take(rows)) for r, rows in chunks), known=known, held=peel.held)
+    choice = greedy_choice(lambda: (rows_weight_ids(views[r], rows, weight_ids) for r, rows in chunks), known=known, held=peel.held)
     keeps = [np.ones(len(v), dtype=bool) for v in views]
     for (r, rows), kept in zip(chunks, choice):
         keeps[r][rows[~kept]] = False
@@ -175,12 +175,12 @@ def _greedy_readmissions(peel, views: list, keeps: list[np.ndarray], weight_ids:
         for view, keep in zip(views, keeps):
             for at in range(0, len(view), _CORE_ROWS):
                 rows = at + np.flatnonzero(keep[at : at + _CORE_ROWS])
-                ptr, w = csr_of_run(weight_ids(view.take(rows)))
+                ptr, w = csr_of_run(rows_weight_ids(view, rows, weight_ids))
                 if not greedy.feed(ptr, ranks[w]).all():
                     return None  # the kept union dependent modulo p: the Python pass says so
         chosen, found = [], 0
         for key, block, rows in discards():
-            ptr, w = csr_of_run(weight_ids(block.take(rows)))
+            ptr, w = csr_of_run(rows_weight_ids(block, rows, weight_ids))
             kept = np.flatnonzero(greedy.feed(ptr, ranks[w]))[: room - found]
             chosen.append((key, block, rows[kept]))
             found += len(kept)
@@ -224,6 +224,13 @@ class BlockRows:
 
     def take(self, index):
         return self.source.take(self.rows[index])
+
+    @property
+    def weight_ids_at(self):
+        """The source's own weight ids of rows (``linalg.peeling.rows_weight_ids``), read through
+        this view's rows; None where the source has none."""
+        own = getattr(self.source, "weight_ids_at", None)
+        return None if own is None else (lambda index: own(self.rows[index]))
 
     def block(self, start: int, stop: int):
         """Rows start .. stop - 1 as a block (``LazyBlocks``)."""

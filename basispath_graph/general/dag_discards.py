@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .blocks import GeneralBlock, block_weight_ids, general_path_json
+from .blocks import GeneralBlock, general_path_json
 from .lazy_blocks import CHUNK_ROWS
 from .dag_deah import DagRun
 from .model import GeneralNetwork
@@ -212,7 +212,27 @@ class RouteRows:
         n_trainable = sum(self.net.connections[k].trainable for k in self.hops)
         out = np.empty((len(self), n_trainable), dtype=np.int32 if self.net.m < 2**31 else np.int64)
         for a in range(0, len(self), chunk):
-            out[a : a + chunk] = block_weight_ids(self.net, self.take(slice(a, a + chunk)))
+            out[a : a + chunk] = self.weight_ids_at(np.arange(a, min(a + chunk, len(self)), dtype=np.int64))
+        return out
+
+    def weight_ids_at(self, rows: np.ndarray) -> np.ndarray:
+        """(rows, trainable hops) weight ids of ``rows`` (any order), ``block_weight_ids`` of
+        ``take(rows)`` but int32 where m allows, made by ``hop_reader``: the certifier reads a raw
+        union of B_r a chunk of rows at a time, and making the chunk's nodes, then casting and
+        stacking their columns, was half its time (GoogLeNet x0.25: 8.4 of 15.6 s; the reader is
+        3x faster on the same rows)."""
+        rows = np.asarray(rows)
+        if len(rows) > 1 and not bool(np.all(rows[1:] >= rows[:-1])):  # the reader needs them ascending
+            order = np.argsort(rows, kind="stable")
+            ascending = self.weight_ids_at(rows[order])
+            out = np.empty_like(ascending)
+            out[order] = ascending
+            return out
+        read = self.hop_reader(rows)
+        trainable = [k for k, c in enumerate(self.hops) if self.net.connections[c].trainable]
+        out = np.empty((len(rows), len(trainable)), dtype=np.int32 if self.net.m < 2**31 else np.int64)
+        for col, k in enumerate(trainable):
+            out[:, col] = read(k)
         return out
 
 

@@ -134,6 +134,14 @@ def peel_entries(r: np.ndarray, c: np.ndarray, n: int, width: int) -> PeelResult
 _ENTRIES = 1 << 20  # weight ids made at a time (peel_by_holders), or m / 4 where that is more
 
 
+def rows_weight_ids(block, rows: np.ndarray, weight_ids) -> np.ndarray:
+    """(rows, hops) weight ids of ``block``'s ``rows``: ``weight_ids(block.take(rows))``, or the
+    block's own ``weight_ids_at(rows)`` where it has one (a described B_r makes them from its
+    description, 3x faster than its rows' nodes made and read; int32 where m allows)."""
+    own = getattr(block, "weight_ids_at", None)
+    return own(rows) if own is not None else weight_ids(block.take(rows))
+
+
 def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray | None, m: int):
     """((vectors, hops) weight ids, the vectors' ids) of the vectors ``ids`` (ascending; a vector's id is its
     block's start plus its row; None: every vector), about max(``_ENTRIES``, m / 4) weight ids at
@@ -148,11 +156,11 @@ def _chunk_weights(blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray
         if lo == hi:
             continue
         first = lo if ids is None else int(ids[lo])
-        hops = weight_ids(block.take(np.array([first - starts[b]]))).shape[1]  # one row made to learn them
+        hops = rows_weight_ids(block, np.array([first - starts[b]]), weight_ids).shape[1]  # one row made to learn them
         rows = max(1, max(_ENTRIES, m // 4) // max(1, hops))
         for a in range(lo, hi, rows):
             chunk = np.arange(a, min(a + rows, hi), dtype=np.int64) if ids is None else ids[a : min(a + rows, hi)]
-            yield weight_ids(block.take(chunk - starts[b])), chunk
+            yield rows_weight_ids(block, chunk - starts[b], weight_ids), chunk
 
 
 def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, "StreamedCore"]:
@@ -184,7 +192,7 @@ class StreamedCore:
         self.blocks, self.weight_ids, self.starts, self.ids, self.m, self.held = blocks, weight_ids, starts, ids, m, held
         cut = search_index(ids, starts)
         self._rows = sum(int(cut[b + 1] - cut[b]) for b, block in enumerate(blocks)
-                         if cut[b + 1] > cut[b] and weight_ids(block.take(np.array([ids[cut[b]] - starts[b]]))).shape[1])
+                         if cut[b + 1] > cut[b] and rows_weight_ids(block, np.array([ids[cut[b]] - starts[b]]), weight_ids).shape[1])
 
     def __len__(self) -> int:
         return self._rows
