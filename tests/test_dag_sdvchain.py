@@ -300,6 +300,40 @@ def test_a_repair_holds_each_dropped_row_once_as_int32(monkeypatch):
     assert all(id(rows) in certified for key, _, rows in unions[0] if key is not None and len(rows))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(spec=layer_dag_specs())
+def test_the_repair_reuses_the_certifiers_peel(monkeypatch, spec):
+    """The repair of a raw union takes the certifier's peel of the same union (``CoreChoice.peel``)
+    and peels nothing again; what it keeps, re-admits and drops is what it decides peeling the
+    union itself (READMIT's union needs re-admissions, so the second pass runs on a reused peel)."""
+    from basispath_graph.deah import repair
+    from basispath_graph.general import dag_sdvchain
+
+    real, peels, seen = repair.exact_repair, [], []
+    counted = repair.peel_result_by_holders
+    monkeypatch.setattr(repair, "peel_result_by_holders", lambda *a: peels.append(1) or counted(*a))
+
+    def both(target, m, union, discards, fallback, weight_ids, spell, certified=None):
+        union, discards = list(union), list(discards)
+        reused = real(target, m, union, iter(discards), fallback, weight_ids, spell, certified)
+        assert certified is not None and certified.peel is not None and not peels  # nothing peeled again
+        again = real(target, m, union, iter(discards), fallback, weight_ids, spell, None)
+        assert peels  # and without the certifier's choice, the union is peeled here
+        seen.append(1)
+        kept = lambda out: [(k, [(id(block), rows.tolist()) for block, rows in runs]) for k, runs in out.kept.items()]  # noqa: E731
+        assert kept(reused) == kept(again) and reused.readmitted == again.readmitted
+        assert [(k, rows.tolist()) for k, rows, _ in reused.dropped] == [(k, rows.tolist()) for k, rows, _ in again.dropped]
+        assert [(r.action, r.layers, r.indices) for r in reused.repairs] == [(r.action, r.layers, r.indices) for r in again.repairs]
+        return reused
+
+    monkeypatch.setattr(dag_sdvchain, "exact_repair", both)
+    for net in (parse_general(READMIT, "<spec>", 10**6), parse_general(spec, "<spec>", 10**6)):
+        peels.clear()
+        r = solve_general(net, "deah")
+        assert r.certified
+    assert seen  # READMIT's raw union is repaired
+
+
 def _record_views(certify, views):
     def record(net, blocks, **options):
         views.append(list(blocks))

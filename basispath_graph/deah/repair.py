@@ -20,7 +20,7 @@ import numpy as np
 from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders, rows_weight_ids
-from ..linalg.sparse import narrow_index, narrow_nonzero
+from ..linalg.sparse import narrow_index, search_index
 from ..verify import IncrementalBasis
 from ..linalg.elimination import PRIMES
 from ..linalg.greedy_mod_p import COMPILED, GreedyModP
@@ -63,24 +63,30 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     the kept ones iff its residual is independent of theirs."""
     union = list(union)
     views = [BlockRows(block, rows) for _, block, rows in union]
-    peel = peel_result_by_holders(views, weight_ids, m)
-    in_core = np.zeros(sum(map(len, views)), dtype=bool)
-    in_core[peel.core] = True
     starts = np.concatenate([[0], np.cumsum([len(v) for v in views])]).astype(np.int64)
-    local = [narrow_nonzero(in_core[starts[r] : starts[r + 1]]) for r in range(len(views))]
+    # the certifier's peel of this same union when it kept it, else peeled here
+    peel = certified.peel_for(int(starts[-1])) if certified is not None else None
+    peel = peel_result_by_holders(views, weight_ids, m) if peel is None else peel
+    cut = search_index(peel.core, starts)  # view r's core rows: peel.core[cut[r]:cut[r + 1]] - starts[r]
+
+    def local(r: int, a: int = 0, b: int | None = None) -> np.ndarray:  # made when read: 4 bytes a core row less
+        return peel.core[cut[r] + a : cut[r + 1] if b is None else cut[r] + b] - peel.core.dtype.type(starts[r])
+
     # The core's rows, made a chunk at a time for each pass of the greedy choice (a described
-    # B_r makes one row alone in tens of microseconds, a chunk of them at once).
-    chunks = [(r, local[r][at : at + _CORE_ROWS]) for r in range(len(views)) for at in range(0, len(local[r]), _CORE_ROWS)]
+    # B_r makes one row alone in tens of microseconds, a chunk of them at once): (view, first, end) among its core rows.
+    chunks = [(r, a, min(a + _CORE_ROWS, int(cut[r + 1] - cut[r]))) for r in range(len(views)) for a in range(0, int(cut[r + 1] - cut[r]), _CORE_ROWS)]
     # the certifier's passes over this same core, in this order, when it kept them
-    known = certified.runs_for(peel.core, int(starts[-1]), [len(rows) for _, rows in chunks]) if certified is not None else None
-    choice = greedy_choice(lambda: (rows_weight_ids(views[r], rows, weight_ids) for r, rows in chunks), known=known, held=peel.held)
+    known = certified.runs_for(peel.core, int(starts[-1]), [b - a for _, a, b in chunks]) if certified is not None else None
+    choice = greedy_choice(lambda: (rows_weight_ids(views[r], local(r, a, b), weight_ids) for r, a, b in chunks), known=known, held=peel.held)
     keeps = [np.ones(len(v), dtype=bool) for v in views]
-    for (r, rows), kept in zip(chunks, choice):
-        keeps[r][rows[~kept]] = False
+    for (r, a, b), kept in zip(chunks, choice):
+        keeps[r][local(r, a, b)[~kept]] = False
     out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
     for r, (key, block, rows) in enumerate(union):
         keep = keeps[r]
-        core_kept.append(starts[r] + local[r][keep[local[r]]])
+        core_r = local(r)
+        core_kept.append(starts[r] + core_r[keep[core_r]])
+        del core_r
         out.kept.setdefault(key, []).append((block, rows[keep]))
         lost = narrow_index(rows[~keep])  # one array, as small as it fits: GoogLeNet drops 140 M paths
         if len(lost):  # spelled when read, from the dropped rows made together

@@ -60,12 +60,19 @@ class CoreChoice:
     (``deah.repair.exact_repair``): the core's vector ids and, per prime tried, which rows
     raised the rank in order, which is :func:`greedy_choice`'s pass modulo that prime. A raw
     union short of rank was eliminated twice by the certifier and twice more by the repair's
-    greedy choice, the same rows in the same order (SqueezeNet 1.1 x0.5: 34 s and 32 s)."""
+    greedy choice, the same rows in the same order (SqueezeNet 1.1 x0.5: 34 s and 32 s). And the
+    peel that left the core (``peel``, when peeled by holders), which the repair peeled again: the
+    core's ids twice, and 2.5 of GoogLeNet x0.25's 3.3 s of repair."""
 
     def __init__(self) -> None:
         self.ids: np.ndarray | None = None
         self.total = -1  # vectors in the union (``verify.certify.verdict_of``)
         self.masks: dict[int, np.ndarray] = {}
+        self.peel = None  # linalg.peeling.PeelResult
+
+    def peel_for(self, total: int):
+        """The peel of the union certified (``PeelResult``), if it had ``total`` vectors; else None."""
+        return self.peel if self.total == total else None
 
     def runs_for(self, core: np.ndarray, total: int, lengths: Sequence[int]) -> dict[int, list[np.ndarray]]:
         """Each prime's mask cut into runs of ``lengths`` rows (``greedy_choice``'s ``known``), if
@@ -90,6 +97,7 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
     if record is not None:  # (a core whose ids are not its rows' own, e.g. zero rows left out, is not kept)
         ids = getattr(rows, "ids", None)
         record.ids, record.masks = (ids if ids is not None and len(ids) == len(rows) else None), {}
+        record.peel = getattr(rows, "peel", None)
     if isinstance(rows, StreamedCore):  # made a run at a time for each prime, never held together
         def mask_of(p: int) -> np.ndarray:
             return np.concatenate(greedy_masks(rows.runs, p, rows.held) or [np.zeros(0, dtype=bool)])
