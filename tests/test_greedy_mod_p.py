@@ -113,5 +113,5 @@ def test_a_core_streamed_from_its_blocks_is_chosen_as_its_listed_rows(monkeypatc
     assert rank == rank_of_rows(listed, (2, P1), record=whole)
     assert peeled + rank == exact_rank_of_rows([r for b in blocks for r in b.rows.tolist()])  # the union's rank over Q
     assert streamed.ids.tolist() == whole.ids.tolist() and streamed.masks.keys() == whole.masks.keys()
-    assert all(streamed.masks[p].tolist() == whole.masks[p].tolist() for p in whole.masks)
+    assert all(streamed.mask(p).tolist() == whole.mask(p).tolist() for p in whole.masks)
     assert exact_rank_of_rows(core) == exact_rank_of_rows(listed) == rank

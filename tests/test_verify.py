@@ -678,8 +678,9 @@ def test_the_certifier_s_choice_is_the_greedy_choice_s_pass(rows, run, primes):
     record.total = len(rows)  # the union's size, as verify.certify.verdict_of sets it (here all core)
     # the second prime is tried only where the first fell short (it may then reach full rank:
     # {0,6,3}, {6,0,4}, {3,4} are dependent modulo 2, not modulo 3)
-    assert set(record.masks) == ({primes[0]} if record.masks[primes[0]].all() else set(primes))
-    assert rank == max(int(m.sum()) for m in record.masks.values())
+    assert set(record.masks) == ({primes[0]} if record.mask(primes[0]).all() else set(primes))
+    assert all(record.mask(p).dtype == bool and len(record.mask(p)) == len(rows) for p in record.masks)
+    assert rank == max(int(record.mask(p).sum()) for p in record.masks)
     runs = [rows[i : i + run] for i in range(0, len(rows), run)]
     made = lambda: (np.array(r, dtype=object) if len({len(x) for x in r}) > 1 else np.array(r) for r in runs)  # noqa: E731
     known = record.runs_for(np.arange(len(rows)), len(rows), [len(r) for r in runs])

@@ -67,8 +67,18 @@ class CoreChoice:
     def __init__(self) -> None:
         self.ids: np.ndarray | None = None
         self.total = -1  # vectors in the union (``verify.certify.verdict_of``)
-        self.masks: dict[int, np.ndarray] = {}
+        self.masks: dict[int, np.ndarray] = {}  # per prime, its mask packed 8 rows a byte (``mask``)
+        self.rows = 0  # the masks' length
         self.peel = None  # linalg.peeling.PeelResult
+
+    def keep(self, p: int, mask: np.ndarray) -> None:
+        """Keep prime ``p``'s choice, as bits: held from the certification through the repair,
+        a byte a core row per prime was 2 of faithful deah's ~26 bytes a candidate path."""
+        self.masks[p], self.rows = np.packbits(mask), len(mask)
+
+    def mask(self, p: int) -> np.ndarray:
+        """Prime ``p``'s choice, a bool per core row."""
+        return np.unpackbits(self.masks[p], count=self.rows).view(bool)
 
     def peel_for(self, total: int):
         """The peel of the union certified (``PeelResult``), if it had ``total`` vectors; else None."""
@@ -81,7 +91,7 @@ class CoreChoice:
         if not same or sum(lengths) != len(core):
             return {}
         cuts = np.cumsum(lengths)[:-1]
-        return {p: np.split(mask, cuts) if len(lengths) else [] for p, mask in self.masks.items()}
+        return {p: np.split(self.mask(p), cuts) if len(lengths) else [] for p in self.masks}
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, record: CoreChoice | None = None) -> int:
@@ -109,7 +119,7 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
     for p in primes:
         mask = mask_of(p)
         if record is not None and record.ids is not None:
-            record.masks[p] = mask
+            record.keep(p, mask)
         best = max(best, int(mask.sum()))
         if best == len(rows):
             break
