@@ -78,13 +78,15 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     # the certifier's passes over this same core, in this order, when it kept them
     known = certified.runs_for(peel.core, int(starts[-1]), [b - a for _, a, b in chunks]) if certified is not None else None
     choice = greedy_choice(lambda: (rows_weight_ids(views[r], local(r, a, b), weight_ids) for r, a, b in chunks), known=known, held=peel.held)
-    keeps = [np.ones(len(v), dtype=bool) for v in views]
-    for (r, a, b), kept in zip(chunks, choice):
-        keeps[r][local(r, a, b)[~kept]] = False
+    decided = iter(choice)  # a mask per chunk, in the chunks' order: view by view
+    keeps = []  # per view, which of its rows are kept, as bits (a bool a union row was held for every view at once)
     out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
     for r, (key, block, rows) in enumerate(union):
-        keep = keeps[r]
+        keep = np.ones(len(rows), dtype=bool)
         core_r = local(r)
+        for a in range(0, len(core_r), _CORE_ROWS):
+            keep[core_r[a : a + _CORE_ROWS][~next(decided)]] = False
+        keeps.append(np.packbits(keep))
         core_kept.append(starts[r] + core_r[keep[core_r]])
         del core_r
         out.kept.setdefault(key, []).append((block, rows[keep]))
@@ -154,7 +156,8 @@ def _greedy_readmissions(peel, views: list, keeps: list[np.ndarray], weight_ids:
                          discards: Callable[[], Iterable], room: int) -> list | None:
     """The second pass by the compiled greedy elimination: the discards (``discards()``: (key,
     block, rows) runs in order) that raise the rank of the union's kept paths, the first
-    ``room`` of them, as [(key, block, rows re-admitted)] per run. The same choice as the
+    ``room`` of them, as [(key, block, rows re-admitted)] per run (``keeps``: per view, which
+    rows the first pass kept, as ``np.packbits`` bits). The same choice as the
     Python pass (``IncrementalBasis`` over residuals modulo the peeled paths, one discard at a
     time: Inception-v3 x1/16 tested 1.35 M discards in 122 s, each rejected modulo both primes),
     found as ``greedy_choice`` finds the first pass's: modulo each prime over the whole kept
@@ -178,7 +181,8 @@ def _greedy_readmissions(peel, views: list, keeps: list[np.ndarray], weight_ids:
     choices = []
     for p in PRIMES[:2]:
         greedy = GreedyModP(m, p, compiled=True)
-        for view, keep in zip(views, keeps):
+        for view, bits in zip(views, keeps):
+            keep = np.unpackbits(bits, count=len(view)).view(bool)  # which rows are kept, packed (exact_repair)
             for at in range(0, len(view), _CORE_ROWS):
                 rows = at + np.flatnonzero(keep[at : at + _CORE_ROWS])
                 ptr, w = csr_of_run(rows_weight_ids(view, rows, weight_ids))

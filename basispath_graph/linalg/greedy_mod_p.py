@@ -23,7 +23,7 @@ modulo small primes too), slower.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -34,11 +34,11 @@ try:
 except ImportError:  # installed without a C compiler (setup.py builds the extension optionally)
     reduce_rows = None
 
-__all__ = ["COMPILED", "COMPILED_ROWS", "FIRST_POOL_ENTRIES", "GreedyModP", "column_ranks", "greedy_mask", "greedy_masks", "held_coordinates"]
+__all__ = ["COMPILED", "COMPILED_ROWS", "FIRST_POOL_ENTRIES", "GreedyModP", "column_ranks", "greedy_mask", "greedy_masks", "greedy_runs", "held_coordinates"]
 
 COMPILED = reduce_rows is not None  # whether the C loop was built
 COMPILED_ROWS = 64  # rows from which the C loop is used (below: Python's Echelon, no arrays over coordinates)
-FIRST_POOL_ENTRIES = 1 << 16  # echelon entries first allocated, doubled when full (the fill is often far below the rows' entries)
+FIRST_POOL_ENTRIES = 1 << 16  # echelon entries first allocated, grown by half when full (the fill is often far below the rows' entries)
 _BYTES_A_COORDINATE = 25  # the loop's arrays over coordinates: accumulator, heap, flag, pivot start and length
 
 
@@ -80,14 +80,21 @@ def greedy_masks(runs: Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]], p:
     are never held together (WRN-16-4's raw union core, 7 M rows of 19 weights, is 584 MB as
     CSR arrays). ``held``: which coordinates any row holds (bool, indexed by id), found by one more
     pass over ``runs()`` when not given; the C loop works over those coordinates alone."""
+    return list(greedy_runs(runs, p, held))
+
+
+def greedy_runs(runs: Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]], p: int, held: np.ndarray | None = None) -> Iterator[np.ndarray]:
+    """:func:`greedy_masks`, each run's mask yielded as it is decided (a caller writes them into
+    one array instead of joining a list of them: the core's mask twice)."""
     if not COMPILED:
         greedy = GreedyModP(0, p, compiled=False)
-        return [greedy.feed(ptr, wids) for ptr, wids in runs()]
+        yield from (greedy.feed(ptr, wids) for ptr, wids in runs())
+        return
     if held is None:
         held = held_coordinates(wids for _, wids in runs())
     rank = column_ranks(held)
     greedy = GreedyModP(int(rank[-1]) + 1 if len(rank) else 0, p, compiled=True)
-    return [greedy.feed(ptr, rank[wids]) for ptr, wids in runs()]
+    yield from (greedy.feed(ptr, rank[wids]) for ptr, wids in runs())
 
 
 def held_coordinates(parts: Iterable[np.ndarray]) -> np.ndarray:
@@ -148,8 +155,9 @@ class GreedyModP:
         while row < n:
             row, self._used, need = reduce_rows(ptr, cols, self.p, row, self._used, keep, self._acc, self._in_heap,
                                                 self._heap, self._start, self._length, self._pool_c, self._pool_v)
-            if row < n:  # the pools are full: grow them and go on with the same row
-                capacity = max(2 * len(self._pool_c), self._used + need)
-                self._pool_c = np.concatenate([self._pool_c[: self._used], np.zeros(capacity - self._used, dtype=np.int32)])
-                self._pool_v = np.concatenate([self._pool_v[: self._used], np.zeros(capacity - self._used, dtype=np.int32)])
+            if row < n:  # the pools are full: grow them (in place where the allocator can: a copy held
+                # the old pools beside the new, 3x the echelon; GoogLeNet x0.5's greedy peaked so) and go on with the same row
+                capacity = max(len(self._pool_c) + len(self._pool_c) // 2, self._used + need)
+                self._pool_c.resize(capacity, refcheck=False)  # the pools own their data; the C loop keeps no pointer
+                self._pool_v.resize(capacity, refcheck=False)
         return keep

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
-from ..linalg.greedy_mod_p import greedy_mask, greedy_masks
+from ..linalg.greedy_mod_p import greedy_mask, greedy_masks, greedy_runs
 from ..linalg.peeling import CoreRows, PeelResult, StreamedCore, peel
 from ..linalg.sparse import csr_of_matrix
 from ..network import Network, PathBlock
@@ -90,8 +90,30 @@ class CoreChoice:
         same = self.ids is not None and self.total == total and len(self.ids) == len(core) and np.array_equal(self.ids, core)
         if not same or sum(lengths) != len(core):
             return {}
-        cuts = np.cumsum(lengths)[:-1]
-        return {p: np.split(self.mask(p), cuts) if len(lengths) else [] for p in self.masks}
+        bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        return {p: PackedRuns(bits, bounds) for p, bits in self.masks.items()}
+
+
+class PackedRuns(Sequence):
+    """Runs of a mask kept as bits (``CoreChoice``), each unpacked when read: the repair reads
+    them a run at a time, and the whole core's masks unpacked were a byte a core row per prime."""
+
+    def __init__(self, bits: np.ndarray, bounds: np.ndarray):
+        self.bits, self.bounds = bits, bounds
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        a, b = int(self.bounds[k]), int(self.bounds[k + 1])
+        byte = a // 8  # the bytes that hold rows a..b-1, then the bits before a cut off
+        return np.unpackbits(self.bits[byte : (b + 7) // 8], count=b - 8 * byte).view(bool)[a - 8 * byte :]
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, record: CoreChoice | None = None) -> int:
@@ -110,7 +132,13 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
         record.peel = getattr(rows, "peel", None)
     if isinstance(rows, StreamedCore):  # made a run at a time for each prime, never held together
         def mask_of(p: int) -> np.ndarray:
-            return np.concatenate(greedy_masks(rows.runs, p, rows.held) or [np.zeros(0, dtype=bool)])
+            out, at = np.empty(len(rows), dtype=bool), 0
+            for keep in greedy_runs(rows.runs, p, rows.held):  # written in place: the runs' masks joined held it twice
+                out[at : at + len(keep)] = keep
+                at += len(keep)
+            if at != len(out):
+                raise AssertionError(f"the core's runs held {at} rows, not {len(out)}")
+            return out
     else:
         ptr, wids = csr_of_rows(rows)
 
