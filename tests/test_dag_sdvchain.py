@@ -334,6 +334,64 @@ def test_the_repair_reuses_the_certifiers_peel(monkeypatch, spec):
     assert seen  # READMIT's raw union is repaired
 
 
+def test_the_raw_union_and_its_core_are_held_as_the_rows_they_lack(monkeypatch):
+    """Where a B'_r keeps most of its B_r, the raw union's view of it holds the rows Step 3
+    discarded (``AllBut``), and a core that is most of the union is held as the peeled ids: whole
+    GoogLeNet keeps 97% of 147 M candidate paths and peels few of them, and each index array was
+    4 bytes a path. The run is the one the arrays make (``make hashes``), and certified."""
+    from basispath_graph.general import dag_sdvchain
+    from basispath_graph.linalg.sparse import AllBut
+
+    spec = json.loads(json.dumps(SMALL_FIRE))
+    for layer in spec["layers"]:
+        layer["size"] *= 4
+    views, choices = [], []
+    monkeypatch.setattr(dag_sdvchain, "certify_blocks", _record_views(dag_sdvchain.certify_blocks, views))
+    real = dag_sdvchain.exact_repair
+    monkeypatch.setattr(dag_sdvchain, "exact_repair", lambda *a: choices.append(a[-1]) or real(*a))
+    r = solve_general(parse_general(spec, "<spec>", 10**6), "deah")
+    assert r.certified and choices and choices[0] is not None
+    run = r.sdvchain
+    for n, view in run.kept_blocks():
+        alive = run.step3.alive[n]
+        lacks = np.count_nonzero(~alive)
+        assert isinstance(view.rows, AllBut) == (lacks < len(alive) // 2)
+        assert np.asarray(view.rows).tolist() == np.flatnonzero(alive).tolist()
+        if isinstance(view.rows, AllBut):
+            assert view.rows.nbytes == 8 * lacks  # the missing rows and their counts, int32
+    assert any(isinstance(v.rows, AllBut) for v in views[0] if hasattr(v, "rows"))
+    peel = choices[0].peel
+    union = sum(len(v) for v in views[0])
+    assert isinstance(peel.core, AllBut) == (union - len(peel.core) < union // 2)
+    assert sorted(np.asarray(peel.core).tolist() + peel.order.tolist()) == list(range(union))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(spec=layer_dag_specs())
+def test_index_arrays_held_as_the_ids_they_lack_decide_the_same(monkeypatch, spec):
+    """Every view of the raw union, the core and the drops held as ``AllBut`` (not only where it
+    is smaller, as on GoogLeNet): the same basis, discards, records and certificates."""
+    from basispath_graph.deah import repair
+    from basispath_graph.linalg import peeling, sparse
+
+    net = parse_general(spec, "<spec>", 10**6)
+
+    def outputs():
+        r = solve_general(net, "deah")
+        return (r.certified, [p for b in r.basis for p in block_general_paths(net, b.take(slice(None)))], r.basis_substructures,
+                [(d.layers, d.indices, d.taps, d.substructure, repr(d.reason), d.certificate) for d in r.discarded])
+
+    plain = outputs()
+    always = lambda mask: sparse.AllBut(len(mask), np.flatnonzero(~mask))  # noqa: E731
+    lacking = lambda ids, mask: (sparse.AllBut(ids.n, np.union1d(ids.missing, ids.at(np.flatnonzero(~mask))))  # noqa: E731
+                                 if isinstance(ids, sparse.AllBut) else ids[mask])
+    from basispath_graph.general import dag_sdvchain
+
+    for module, name, value in ((peeling, "present_ids", always), (dag_sdvchain, "present_ids", always), (repair, "where", lacking)):
+        monkeypatch.setattr(module, name, value)
+    assert outputs() == plain
+
+
 def _record_views(certify, views):
     def record(net, blocks, **options):
         views.append(list(blocks))

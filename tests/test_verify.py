@@ -573,6 +573,42 @@ def test_narrow_nonzero_is_flatnonzero_as_int32_made_a_slice_at_a_time(bits, pie
     assert got.dtype == np.int32 and got.tolist() == np.flatnonzero(mask).tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=200), st.data())
+def test_ids_held_as_those_missing_read_as_the_array(bits, data):
+    """An index array held as the ids it lacks (``AllBut``: faithful deah's kept rows, its core,
+    its drops) reads as the array: an id, slices, ids at positions in any order, a mask
+    (``where``, itself an ``AllBut`` when it keeps most), search_index on both sides, whole."""
+    from basispath_graph.linalg.sparse import AllBut, narrow_nonzero, present_ids, search_index, where
+
+    mask = np.array(bits, dtype=bool)
+    want = np.flatnonzero(mask)
+    ids = AllBut(len(mask), np.flatnonzero(~mask))
+    assert len(ids) == len(want) and ids.dtype == np.int32
+    assert np.asarray(ids).tolist() == want.tolist() == ids.tolist() and np.asarray(ids).dtype == np.int32
+    n = len(want)
+    if n:
+        k = data.draw(st.integers(-n, n - 1))
+        assert int(ids[k]) == int(want[k])
+        at = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=20)), dtype=np.int64)
+        assert ids[at].tolist() == want[at].tolist()
+    a, b = data.draw(st.integers(0, n)), data.draw(st.integers(0, n))
+    assert ids[a:b].tolist() == want[a:b].tolist() and ids[:].tolist() == want.tolist()
+    values = np.array(data.draw(st.lists(st.integers(0, len(mask)), max_size=20)), dtype=np.int64)
+    for side in ("left", "right"):
+        assert search_index(ids, values, side).tolist() == np.searchsorted(want, values, side).tolist()
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    got = where(ids, keep)
+    assert isinstance(got, AllBut) == (np.count_nonzero(~keep) < n // 2)
+    assert np.asarray(got).tolist() == want[keep].tolist() and where(want, keep).tolist() == want[keep].tolist()
+    # present_ids: an AllBut where fewer are missing, else the ids themselves
+    made = present_ids(mask)
+    assert isinstance(made, AllBut) == (np.count_nonzero(~mask) < len(mask) // 2)
+    assert np.asarray(made).tolist() == want.tolist() == narrow_nonzero(mask).tolist()
+    with pytest.raises(IndexError):
+        ids[n]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 2**31 - 1), max_size=40), st.lists(st.integers(0, 2**32), max_size=10), st.sampled_from(["left", "right"]))
 def test_search_index_is_searchsorted_without_widening_the_index(index, values, side):

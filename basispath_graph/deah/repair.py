@@ -20,7 +20,7 @@ import numpy as np
 from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders, rows_weight_ids
-from ..linalg.sparse import narrow_index, search_index
+from ..linalg.sparse import narrow_index, search_index, where
 from ..verify import IncrementalBasis
 from ..linalg.elimination import PRIMES
 from ..linalg.greedy_mod_p import COMPILED, GreedyModP
@@ -69,8 +69,8 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     peel = peel_result_by_holders(views, weight_ids, m) if peel is None else peel
     cut = search_index(peel.core, starts)  # view r's core rows: peel.core[cut[r]:cut[r + 1]] - starts[r]
 
-    def local(r: int, a: int = 0, b: int | None = None) -> np.ndarray:  # made when read: 4 bytes a core row less
-        return peel.core[cut[r] + a : cut[r + 1] if b is None else cut[r] + b] - peel.core.dtype.type(starts[r])
+    def local(r: int, a: int, b: int) -> np.ndarray:  # made when read: 4 bytes a core row less
+        return peel.core[cut[r] + a : min(cut[r] + b, cut[r + 1])] - peel.core.dtype.type(starts[r])
 
     # The core's rows, made a chunk at a time for each pass of the greedy choice (a described
     # B_r makes one row alone in tens of microseconds, a chunk of them at once): (view, first, end) among its core rows.
@@ -82,15 +82,16 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     keeps = []  # per view, which of its rows are kept, as bits (a bool a union row was held for every view at once)
     out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
     for r, (key, block, rows) in enumerate(union):
-        keep = np.ones(len(rows), dtype=bool)
-        core_r = local(r)
-        for a in range(0, len(core_r), _CORE_ROWS):
-            keep[core_r[a : a + _CORE_ROWS][~next(decided)]] = False
+        keep, kept_core = np.ones(len(rows), dtype=bool), [np.zeros(0, dtype=np.int64)]
+        for a in range(0, int(cut[r + 1] - cut[r]), _CORE_ROWS):  # the view's core a chunk at a time
+            core_r, kept = local(r, a, a + _CORE_ROWS), next(decided)
+            keep[core_r[~kept]] = False
+            kept_core.append(core_r[kept])
         keeps.append(np.packbits(keep))
-        core_kept.append(starts[r] + core_r[keep[core_r]])
-        del core_r
-        out.kept.setdefault(key, []).append((block, rows[keep]))
-        lost = narrow_index(rows[~keep])  # one array, as small as it fits: GoogLeNet drops 140 M paths
+        core_kept.append(starts[r] + np.concatenate(kept_core))
+        out.kept.setdefault(key, []).append((block, where(rows, keep)))
+        # one array, as small as it fits (GoogLeNet drops 140 M paths), or the rows it lacks (``AllBut``)
+        lost = narrow_index(where(rows, ~keep))
         if len(lost):  # spelled when read, from the dropped rows made together
             drops = SpelledDrops(block, lost, lambda made, k, key=key: _repair("drop", spell(made, k), key))
             out.dropped.append((key, lost, drops))
@@ -247,7 +248,7 @@ class BlockRows:
         return self.source.take(self.rows[start:stop])
 
     def materialise(self):
-        return self.source.take(self.rows)
+        return self.source.take(np.asarray(self.rows))  # (rows held as an ``AllBut`` made whole)
 
 
 def _repair(action: str, spelled: tuple, key) -> Repair:

@@ -33,7 +33,7 @@ from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run
 from ..deah.repair_list import repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
-from ..linalg.sparse import narrow_nonzero
+from ..linalg.sparse import present_ids
 from ..guards import LAYER_DAG_DEAH, MEMORY, MEMORY_ENV, SECONDS, TIME_ENV, check_memory, check_time
 from ..result import Repair, Result
 from ..verify.rank import CoreChoice
@@ -88,7 +88,7 @@ class SdvChainRun:
         """(substructure, B'_r) in selection order: the core part of the raw union, as views of
         the B_r (``materialise()``: a block); SqueezeNet 1.1's copies held some 250 MB while the
         union was certified."""
-        return [(n, BlockRows(self.bases[n], narrow_nonzero(self.step3.alive[n]))) for n in self.substructures.selected]
+        return [(n, BlockRows(self.bases[n], present_ids(self.step3.alive[n]))) for n in self.substructures.selected]
 
 
 def _guard(net: GeneralNetwork, plan: DagRun, memory_limit: int | None, time_limit: float | None) -> None:
@@ -183,8 +183,8 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
         else:
             readmitted, repairs = set(), []
         timings["repair"] = time.perf_counter() - t4
-    if basis is None:  # the raw union
-        basis = raw
+    if basis is None:  # the raw union, its rows as arrays (readers of a basis take them so)
+        basis = [(n, BlockRows(b.source, np.asarray(b.rows))) for n, b in raw]
     # Step 3's table less the re-admitted rows, then the drops: a record made when read
     table = RepairedDiscards(step3.discards, readmitted, []) if readmitted else step3.discards
     discarded = SdvChainDiscards(net, bases, table, repairs_that_drop(repairs))

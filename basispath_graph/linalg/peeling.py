@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sparse import csr_of_matrix, gather, group_by, grouped_by_value, narrow_nonzero, search_index
+from .sparse import AllBut, csr_of_matrix, gather, group_by, grouped_by_value, present_ids, search_index
 
 __all__ = ["CoreRows", "PeelResult", "StreamedCore", "peel", "peel_entries", "peel_by_holders", "peel_result_by_holders"]
 
@@ -58,6 +58,10 @@ class PeelResult:
         return out
 
     def core_mask(self, n: int) -> np.ndarray:
+        if isinstance(self.core, AllBut):
+            mask = np.ones(n, dtype=bool)
+            mask[self.core.missing] = False
+            return mask
         mask = np.zeros(n, dtype=bool)
         mask[self.core] = True
         return mask
@@ -290,7 +294,7 @@ def _rounds_by_holders(blocks: list, weight_ids, m: int) -> tuple[PeelResult, np
     result = PeelResult(
         order=np.concatenate(order_parts) if order_parts else empty,
         private=np.concatenate(priv_parts) if priv_parts else empty,
-        core=narrow_nonzero(alive),  # one per core vector: held through a repair
+        core=present_ids(alive),  # held through a repair: ids, or those missing where fewer (an ``AllBut``)
         rounds=len(order_parts),
         round_ends=np.cumsum([len(p) for p in order_parts], dtype=np.int64),
     )

@@ -87,7 +87,7 @@ class CoreChoice:
     def runs_for(self, core: np.ndarray, total: int, lengths: Sequence[int]) -> dict[int, list[np.ndarray]]:
         """Each prime's mask cut into runs of ``lengths`` rows (``greedy_choice``'s ``known``), if
         it was chosen on the core ``core`` (vector ids) of a union of ``total`` vectors; else none."""
-        same = self.ids is not None and self.total == total and len(self.ids) == len(core) and np.array_equal(self.ids, core)
+        same = self.ids is not None and self.total == total and len(self.ids) == len(core) and (self.ids is core or np.array_equal(self.ids, core))
         if not same or sum(lengths) != len(core):
             return {}
         bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
