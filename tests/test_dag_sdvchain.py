@@ -303,9 +303,10 @@ def test_a_repair_holds_each_dropped_row_once_as_int32(monkeypatch):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(spec=layer_dag_specs())
 def test_the_repair_reuses_the_certifiers_peel(monkeypatch, spec):
-    """The repair of a raw union takes the certifier's peel of the same union (``CoreChoice.peel``)
-    and peels nothing again; what it keeps, re-admits and drops is what it decides peeling the
-    union itself (READMIT's union needs re-admissions, so the second pass runs on a reused peel)."""
+    """The repair of a raw union takes what the certifier's peel of the same union left
+    (``CoreChoice.peel_for``: the core, its coordinates, how many peeled) and peels again only
+    where it must re-admit (for the peel's order and pivots); what it keeps, re-admits and drops
+    is what it decides peeling the union itself (READMIT's union needs re-admissions)."""
     from basispath_graph.deah import repair
     from basispath_graph.general import dag_sdvchain
 
@@ -316,7 +317,9 @@ def test_the_repair_reuses_the_certifiers_peel(monkeypatch, spec):
     def both(target, m, union, discards, fallback, weight_ids, spell, certified=None):
         union, discards = list(union), list(discards)
         reused = real(target, m, union, iter(discards), fallback, weight_ids, spell, certified)
-        assert certified is not None and certified.peel is not None and not peels  # nothing peeled again
+        assert certified is not None and certified.peel_for(sum(len(rows) for _, _, rows in union)) is not None
+        assert len(peels) == bool(reused.readmitted or reused.added)  # peeled again only to re-admit
+        peels.clear()
         again = real(target, m, union, iter(discards), fallback, weight_ids, spell, None)
         assert peels  # and without the certifier's choice, the union is peeled here
         seen.append(1)
@@ -360,10 +363,9 @@ def test_the_raw_union_and_its_core_are_held_as_the_rows_they_lack(monkeypatch):
         if isinstance(view.rows, AllBut):
             assert view.rows.nbytes == 8 * lacks  # the missing rows and their counts, int32
     assert any(isinstance(v.rows, AllBut) for v in views[0] if hasattr(v, "rows"))
-    peel = choices[0].peel
     union = sum(len(v) for v in views[0])
-    assert isinstance(peel.core, AllBut) == (union - len(peel.core) < union // 2)
-    assert sorted(np.asarray(peel.core).tolist() + peel.order.tolist()) == list(range(union))
+    peeled, core, _ = choices[0].peel_for(union)
+    assert isinstance(core, AllBut) == (union - len(core) < union // 2) and peeled + len(core) == union
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])

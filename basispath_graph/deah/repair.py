@@ -64,20 +64,22 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     union = list(union)
     views = [BlockRows(block, rows) for _, block, rows in union]
     starts = np.concatenate([[0], np.cumsum([len(v) for v in views])]).astype(np.int64)
-    # the certifier's peel of this same union when it kept it, else peeled here
-    peel = certified.peel_for(int(starts[-1])) if certified is not None else None
-    peel = peel_result_by_holders(views, weight_ids, m) if peel is None else peel
-    cut = search_index(peel.core, starts)  # view r's core rows: peel.core[cut[r]:cut[r + 1]] - starts[r]
+    # what the certifier's peel of this same union left, when it kept it, else peeled here; the
+    # peel's order and pivots only where the second pass needs them (below)
+    reused = certified.peel_for(int(starts[-1])) if certified is not None else None
+    peel = peel_result_by_holders(views, weight_ids, m) if reused is None else None
+    n_peeled, core, held = reused if peel is None else (peel.n_peeled, peel.core, peel.held)
+    cut = search_index(core, starts)  # view r's core rows: core[cut[r]:cut[r + 1]] - starts[r]
 
     def local(r: int, a: int, b: int) -> np.ndarray:  # made when read: 4 bytes a core row less
-        return peel.core[cut[r] + a : min(cut[r] + b, cut[r + 1])] - peel.core.dtype.type(starts[r])
+        return core[cut[r] + a : min(cut[r] + b, cut[r + 1])] - core.dtype.type(starts[r])
 
     # The core's rows, made a chunk at a time for each pass of the greedy choice (a described
     # B_r makes one row alone in tens of microseconds, a chunk of them at once): (view, first, end) among its core rows.
     chunks = [(r, a, min(a + _CORE_ROWS, int(cut[r + 1] - cut[r]))) for r in range(len(views)) for a in range(0, int(cut[r + 1] - cut[r]), _CORE_ROWS)]
     # the certifier's passes over this same core, in this order, when it kept them
-    known = certified.runs_for(peel.core, int(starts[-1]), [b - a for _, a, b in chunks]) if certified is not None else None
-    choice = greedy_choice(lambda: (rows_weight_ids(views[r], local(r, a, b), weight_ids) for r, a, b in chunks), known=known, held=peel.held)
+    known = certified.runs_for(core, int(starts[-1]), [b - a for _, a, b in chunks]) if certified is not None else None
+    choice = greedy_choice(lambda: (rows_weight_ids(views[r], local(r, a, b), weight_ids) for r, a, b in chunks), known=known, held=held)
     decided = iter(choice)  # a mask per chunk, in the chunks' order: view by view
     keeps = []  # per view, which of its rows are kept, as bits (a bool a union row was held for every view at once)
     out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
@@ -97,9 +99,11 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
             out.dropped.append((key, lost, drops))
             out.repairs.add_drops(drops)
     core_kept = np.concatenate(core_kept) if core_kept else np.zeros(0, dtype=np.int64)
-    rank = len(peel.order) + len(core_kept)
+    rank = n_peeled + len(core_kept)
     if rank >= target:
         return out
+    if peel is None:  # the order and pivots of the certifier's peel: the same peel made again
+        peel = peel_result_by_holders(views, weight_ids, m)
     seen: list = []
 
     def discard_runs():  # Step 3's runs, those read before first: the passes below may read them again

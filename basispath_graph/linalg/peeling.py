@@ -180,8 +180,7 @@ def peel_by_holders(blocks: list, weight_ids, m: int) -> tuple[int, "StreamedCor
     the peeled set, and so the core, is the same (peeling's fixed point does not depend on order).
     """
     pr, starts, counts = _rounds_by_holders(blocks, weight_ids, m)
-    pr.held = counts > 0
-    return pr.n_peeled, StreamedCore(blocks, weight_ids, starts, pr.core, m, pr.held, pr)
+    return pr.n_peeled, StreamedCore(blocks, weight_ids, starts, pr.core, m, counts > 0)
 
 
 class StreamedCore:
@@ -191,13 +190,10 @@ class StreamedCore:
     7 M paths of 19 weights, was 584 MB as CSR arrays, and twice that while they were joined).
     ``held``: which coordinates a core vector holds (bool over 0..m-1). A vector with no
     coordinate (a zero path) is not a row, as a ``CoreRows`` lists none; ``materialise()`` gives the
-    ``CoreRows`` where rows are read by index. ``peel``: the rounds that left it (``PeelResult``,
-    ``peel_result_by_holders``' own), kept for a repair of the same union (``verify.rank.CoreChoice``)."""
+    ``CoreRows`` where rows are read by index."""
 
-    def __init__(self, blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int, held: np.ndarray,
-                 peel: PeelResult | None = None):
+    def __init__(self, blocks: list, weight_ids, starts: np.ndarray, ids: np.ndarray, m: int, held: np.ndarray):
         self.blocks, self.weight_ids, self.starts, self.ids, self.m, self.held = blocks, weight_ids, starts, ids, m, held
-        self.peel = peel
         cut = search_index(ids, starts)
         self._rows = sum(int(cut[b + 1] - cut[b]) for b, block in enumerate(blocks)
                          if cut[b + 1] > cut[b] and rows_weight_ids(block, np.array([ids[cut[b]] - starts[b]]), weight_ids).shape[1])

@@ -264,7 +264,7 @@ def verdict_of(size: int, expected: int, invalid: str | None, peel: Callable[[],
         return Verdict(False, invalid, size, expected, None)
     peeled, core = peel()
     if record is not None:
-        record.total = size
+        record.total, record.peeled = size, peeled
     rank = peeled + rank_of_rows(core, record=record)  # record: the choice, for a repair (rank.CoreChoice)
     if rank < size:
         dup = duplicate()

@@ -60,16 +60,19 @@ class CoreChoice:
     (``deah.repair.exact_repair``): the core's vector ids and, per prime tried, which rows
     raised the rank in order, which is :func:`greedy_choice`'s pass modulo that prime. A raw
     union short of rank was eliminated twice by the certifier and twice more by the repair's
-    greedy choice, the same rows in the same order (SqueezeNet 1.1 x0.5: 34 s and 32 s). And the
-    peel that left the core (``peel``, when peeled by holders), which the repair peeled again: the
-    core's ids twice, and 2.5 of GoogLeNet x0.25's 3.3 s of repair."""
+    greedy choice, the same rows in the same order (SqueezeNet 1.1 x0.5: 34 s and 32 s). And
+    what the repair reads of the peel that left the core (``peeled``: how many vectors peeled,
+    ``held``: the core's coordinates), which it peeled again: the core's ids twice, and 2.5 of
+    GoogLeNet x0.25's 3.3 s of repair. The peel's order and pivots, 16 bytes a peeled vector,
+    are not kept: the repair peels again for them only where it must re-admit."""
 
     def __init__(self) -> None:
         self.ids: np.ndarray | None = None
         self.total = -1  # vectors in the union (``verify.certify.verdict_of``)
+        self.peeled = -1  # of them, how many peeled (the same)
+        self.held: np.ndarray | None = None  # which coordinates the core's vectors hold (bool)
         self.masks: dict[int, np.ndarray] = {}  # per prime, its mask packed 8 rows a byte (``mask``)
         self.rows = 0  # the masks' length
-        self.peel = None  # linalg.peeling.PeelResult
 
     def keep(self, p: int, mask: np.ndarray) -> None:
         """Keep prime ``p``'s choice, as bits: held from the certification through the repair,
@@ -80,9 +83,12 @@ class CoreChoice:
         """Prime ``p``'s choice, a bool per core row."""
         return np.unpackbits(self.masks[p], count=self.rows).view(bool)
 
-    def peel_for(self, total: int):
-        """The peel of the union certified (``PeelResult``), if it had ``total`` vectors; else None."""
-        return self.peel if self.total == total else None
+    def peel_for(self, total: int) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(peeled, core ids, held) of the union certified, if it had ``total`` vectors and its
+        core was kept with its ids; else None."""
+        if self.total != total or self.ids is None or self.held is None or self.peeled < 0:
+            return None
+        return self.peeled, self.ids, self.held
 
     def runs_for(self, core: np.ndarray, total: int, lengths: Sequence[int]) -> dict[int, list[np.ndarray]]:
         """Each prime's mask cut into runs of ``lengths`` rows (``greedy_choice``'s ``known``), if
@@ -129,7 +135,7 @@ def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, 
     if record is not None:  # (a core whose ids are not its rows' own, e.g. zero rows left out, is not kept)
         ids = getattr(rows, "ids", None)
         record.ids, record.masks = (ids if ids is not None and len(ids) == len(rows) else None), {}
-        record.peel = getattr(rows, "peel", None)
+        record.held = getattr(rows, "held", None)
     if isinstance(rows, StreamedCore):  # made a run at a time for each prime, never held together
         def mask_of(p: int) -> np.ndarray:
             out, at = np.empty(len(rows), dtype=bool), 0
