@@ -120,17 +120,21 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # (2026-11-29: one int32 index per candidate path; whole ResNet-50 447 s, 1.82 GB), and every
 # one again at e9f3907 (2026-11-29: SDVChain keys only B'_to's live rows; whole ResNet-50 419 s,
 # 1.82 GB; dense-8x128 2.3 s, its record last taken at 7aa2324, 9.7 s: the repaired time is now
-# per candidate and candidate layer). Measured / estimated: no repair, memory 0.56-1.80, time
-# 0.74-1.35; repaired, memory 0.57-1.76, time 0.78-1.27.
+# per candidate and candidate layer), and every one again at aeea2dc (2026-11-29: the repair on
+# the certifier's peel, its choice and keeps as bits; ResNet-50 again at 69a7a76, where the
+# certifier no longer holds the peel's order through its elimination: 440 s, 1.83 GiB;
+# dense-8x128 1.7 s). Measured / estimated: no repair, memory 0.57-1.74, time 0.63-1.58;
+# repaired, memory 0.58-1.73, time 0.75-1.33.
 # Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per later
 # candidate, per later candidate layer.
-# DEAH_MEMORY's lowest is the repaired runs' smallest ratio (resnet-8x32: 0.517; the fit's
-# 0.55), since it lets them start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(8.611e07, 47.29, 0, 0.51, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0.05053, 2.244e-07, 0, 0.73, 0, 0, 1.068e-07, 0, 0)
+# DEAH_MEMORY's and DEAH_SECONDS' lowest are the repaired runs' smallest ratios (resnet-8x32's
+# memory 0.54, the fit's 0.57; ResNet-50 x1/4's time 0.60, the fit's 0.63), since they let them
+# start: a run measured within a limit is never refused under it.
+DEAH_MEMORY = CostModel(9.356e07, 45.48, 0, 0.53, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0.07081, 2.697e-07, 0, 0.59, 0, 0, 1.359e-07, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(7.852e07, 0, 0, 0.56, 0, 0, 0, 0, 1.359)
-REPAIRED_SECONDS = CostModel(0, 0, 1.239e-06, 0.78, 0, 0, 8.189e-08, 0, 0)
+REPAIRED_MEMORY = CostModel(8.763e07, 0, 0, 0.57, 0, 0, 0, 0, 1.332)
+REPAIRED_SECONDS = CostModel(0.06292, 0, 8.819e-07, 0.74, 0, 0, 9.07e-08, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -177,11 +181,17 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: calls' rows x layers (``dag_substructures.call_layers``), now the time's feature. Measured /
 #: estimated then: memory 0.86-1.16, time 0.93-1.08. Every record again at e9f3907 (SDVChain keys
 #: only B'_to's live rows: Inception-v3 x1/4 444 -> 307 s, GoogLeNet x0.25 26 -> 21 s). Measured /
-#: estimated: memory 0.86-1.17, time 0.93-1.07. Arguments: fixed, per weight, per candidate,
-#: lowest, 0, 0, per candidate layer, 0, 0, per SDVChain call layer, per substructure pair.
+#: estimated: memory 0.86-1.17, time 0.93-1.07. Every record again at aeea2dc (2026-11-29: the
+#: raw union's views, its core and the repair's drops held as the ids they lack,
+#: ``linalg.sparse.AllBut``; GoogLeNet x0.25 285 -> 133 MB, whole GoogLeNet 3.69 GiB -> 1.13
+#: GiB): nothing held is per candidate path any more but Step 3's masks, and memory is best
+#: fitted per weight, per SDVChain call layer and per substructure pair (what Step 3 holds while
+#: it keys). Measured / estimated: memory 0.89-1.12, time 0.92-1.09. Arguments: fixed, per
+#: weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per SDVChain call layer, per
+#: substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(7.374e7, 72.42, 0, 0.85, 0, 0, 1.322)
-LAYER_DAG_DEAH_SECONDS = CostModel(0.1103, 1.514e-6, 0, 0.93, 0, 0, 7.097e-8, 0, 0, 7.484e-9, 2.755e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(6.332e7, 127.1, 0, 0.89, 0, 0, 0, 0, 0, 0.05142, 190.5)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.175e-6, 0, 0.91, 0, 0, 3.631e-8, 0, 0, 8.636e-9, 3.556e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
