@@ -100,8 +100,8 @@ class CoreChoice:
         return {p: PackedRuns(bits, bounds) for p, bits in self.masks.items()}
 
 
-class PackedRuns(Sequence):
-    """Runs of a mask kept as bits (``CoreChoice``), each unpacked when read: the repair reads
+class PackedRuns:
+    """Runs of a mask kept as bits (``CoreChoice``), each unpacked when reached: the repair reads
     them a run at a time, and the whole core's masks unpacked were a byte a core row per prime."""
 
     def __init__(self, bits: np.ndarray, bounds: np.ndarray):
@@ -110,16 +110,10 @@ class PackedRuns(Sequence):
     def __len__(self) -> int:
         return len(self.bounds) - 1
 
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        a, b = int(self.bounds[k]), int(self.bounds[k + 1])
-        byte = a // 8  # the bytes that hold rows a..b-1, then the bits before a cut off
-        return np.unpackbits(self.bits[byte : (b + 7) // 8], count=b - 8 * byte).view(bool)[a - 8 * byte :]
+    def __iter__(self):
+        for a, b in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist()):
+            byte = a // 8  # the bytes that hold rows a..b-1, then the bits before a cut off
+            yield np.unpackbits(self.bits[byte : (b + 7) // 8], count=b - 8 * byte).view(bool)[a - 8 * byte :]
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, record: CoreChoice | None = None) -> int:
