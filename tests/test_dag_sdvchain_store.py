@@ -171,3 +171,36 @@ def test_above_the_listed_certificates_the_records_stay_and_certificates_are_mad
             mine, theirs = result.why(general_path_json(net, _path(d))), explain(store, run_id, json.dumps(general_path_json(net, _path(d))))
             assert mine["reason"] == theirs["reason"] and mine["reason"]["step"] in ("chain", "head", "repair")
             assert mine["verified"] and theirs["verified"] and mine["certificate"]
+
+
+def test_a_run_stored_from_ids_held_as_those_they_lack_is_the_same_graph(monkeypatch, tmp_path):
+    """The raw union's views, the core and the drops held as ``AllBut`` everywhere (whole
+    GoogLeNet has them so: its drops are the rows the repair keeps, turned around) store the
+    same graph as arrays do, discards, records and certificates included."""
+    import numpy as np
+
+    from basispath_graph.deah import repair
+    from basispath_graph.general import dag_sdvchain
+    from basispath_graph.linalg import peeling, sparse
+
+    from .reliability.graph_dump import canonical_dump
+
+    wide = json.loads(json.dumps(FIRE))
+    for layer in wide["layers"]:
+        layer["size"] *= 3
+
+    def dump(name: str):
+        uri = str(tmp_path / name)
+        with open_store(uri, write=True, create=True) as store:
+            for spec in (FIRE, READMIT, wide):
+                execute_general_run(store, parse_general(spec, "<spec>", 10**6), "deah")
+        with open_store(uri) as store:
+            return canonical_dump(store)
+
+    plain = dump("arrays")
+    always = lambda mask: sparse.AllBut(len(mask), np.flatnonzero(~mask))  # noqa: E731
+    lacking = lambda ids, mask: (sparse.AllBut(ids.n, np.union1d(ids.missing, ids.at(np.flatnonzero(~mask))))  # noqa: E731
+                                 if isinstance(ids, sparse.AllBut) else ids[mask])
+    for module, name, value in ((peeling, "present_ids", always), (dag_sdvchain, "present_ids", always), (repair, "where", lacking)):
+        monkeypatch.setattr(module, name, value)
+    assert dump("lacking") == plain and len(plain[0]) > 1000
