@@ -17,6 +17,7 @@ import numpy as np
 from .choices import ChoiceRule
 from .deah.ear_certificate import certify_ear_union
 from .deah.repair import exact_repair, taken_blocks
+from .deah.repair_list import ReadmittedRows
 from .deah.engine import DeahResult, run_deah
 from .deah.on_demand_certificates import ExpressedCertificates, OnDemandCertificates
 from .deah.repaired_discards import RepairedDiscards
@@ -55,7 +56,7 @@ def _repair(network: Network, deah: DeahResult, seed: int, certified: CoreChoice
     out = exact_repair(
         network.basis_size, network.m,
         [(idx, deah.bases[idx], np.flatnonzero(deah.step3.alive[idx])) for idx in deah.order],
-        ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
+        lambda: ((sub, deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(REPAIR_ROWS)),
         lambda: skeleton_basis(network, seed), network.weight_ids, lambda block, row: (block.layers, tuple(row_nodes(block, row)), None),
         certified,
     )
@@ -164,7 +165,7 @@ def solve(
         raw_verdict = _certify_raw(network, deah, [b for _, b in raw], choice)
 
     repairs: list[Repair] = []
-    readmitted: set[tuple[int, int]] = set()
+    readmitted = ReadmittedRows()
     needed = 0
     if raw_verdict.certified:
         basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
@@ -182,7 +183,7 @@ def solve(
                 verdict = certify(network, basis)
         else:
             basis, subs, verdict = [b for _, b in raw], [idx for idx, _ in raw], raw_verdict
-            readmitted, repairs = set(), []
+            readmitted, repairs = ReadmittedRows(), []
 
     if certificates and verdict.certified and deah.described and not repairs:
         # described: each certificate made and checked when its discard is read, not listed

@@ -315,12 +315,12 @@ def test_the_repair_reuses_the_certifiers_peel(monkeypatch, spec):
     monkeypatch.setattr(repair, "peel_result_by_holders", lambda *a: peels.append(1) or counted(*a))
 
     def both(target, m, union, discards, fallback, weight_ids, spell, certified=None):
-        union, discards = list(union), list(discards)
-        reused = real(target, m, union, iter(discards), fallback, weight_ids, spell, certified)
+        union, discards = list(union), list(discards())
+        reused = real(target, m, union, lambda: iter(discards), fallback, weight_ids, spell, certified)
         assert certified is not None and certified.peel_for(sum(len(rows) for _, _, rows in union)) is not None
         assert len(peels) == bool(reused.readmitted or reused.added)  # peeled again only to re-admit
         peels.clear()
-        again = real(target, m, union, iter(discards), fallback, weight_ids, spell, None)
+        again = real(target, m, union, lambda: iter(discards), fallback, weight_ids, spell, None)
         assert peels  # and without the certifier's choice, the union is peeled here
         seen.append(1)
         kept = lambda out: [(k, [(id(block), rows.tolist()) for block, rows in runs]) for k, runs in out.kept.items()]  # noqa: E731
@@ -406,8 +406,10 @@ def _record_views(certify, views):
 def test_the_compiled_readmissions_are_the_python_passes(monkeypatch, spec):
     """The repair's second pass by the compiled elimination (over the whole kept union, modulo
     both primes) re-admits exactly the discards the one-at-a-time pass over residuals does, in
-    the same order; READMIT's repair goes through it."""
+    the same order, with the same discards left; READMIT's repair goes through it, its
+    re-admissions held as runs of rows spelled when read (``SpelledRun``), not records."""
     from basispath_graph.deah import repair
+    from basispath_graph.deah.repair_list import SpelledRun
 
     used = []
     compiled = repair._greedy_readmissions
@@ -417,9 +419,13 @@ def test_the_compiled_readmissions_are_the_python_passes(monkeypatch, spec):
         fast = solve_general(net, "deah")
         if net.name == "readmit":
             assert used and used[0] is not None and any(x.action == "readmit" for x in fast.repairs)
+            readmits = [isinstance(part, SpelledRun) for part in fast.repairs.parts if any(x.action == "readmit" for x in part)]
+            assert readmits and all(readmits)
         with monkeypatch.context() as python:
             python.setattr(repair, "COMPILED", False)
             slow = solve_general(net, "deah")
         assert fast.certified and slow.certified and fast.basis_paths == slow.basis_paths
         assert [(x.action, x.layers, x.indices, x.taps, x.substructure) for x in fast.repairs] == \
             [(x.action, x.layers, x.indices, x.taps, x.substructure) for x in slow.repairs]
+        assert [(d.substructure, d.layers, d.indices, d.taps) for d in fast.discarded] == \
+            [(d.substructure, d.layers, d.indices, d.taps) for d in slow.discarded]

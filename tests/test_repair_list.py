@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from basispath_graph import solve
-from basispath_graph.deah.repair_list import RepairList, SpelledDrops, repair_counts, repairs_that_keep
+from basispath_graph.deah.repair_list import RepairList, SpelledRun, repair_counts, repairs_that_keep
 from basispath_graph.export import union_fields
 from basispath_graph.result import Repair
 from basispath_graph.api import load_spec
@@ -23,7 +23,7 @@ def _paths(blocks):
 
 def test_resnet_style_drops_are_read_lazily():
     result = solve(load_spec(EXAMPLES / "resnet-style.json"), "deah")
-    assert isinstance(result.repairs, RepairList) and isinstance(result.repairs.parts[0], SpelledDrops)
+    assert isinstance(result.repairs, RepairList) and isinstance(result.repairs.parts[0], SpelledRun)
     assert repair_counts(result.repairs) == Counter({"drop": 10})
     _check(result)
 
@@ -67,10 +67,10 @@ def test_a_repair_list_keeps_the_order_of_its_parts():
         return lambda made, k: Repair("drop", Block.layers, made[k], key)
 
     out = RepairList()
-    out.add_drops(SpelledDrops(Block(), np.array([5, 7]), drop(3)))
+    out.add_run(SpelledRun(Block(), np.array([5, 7]), drop(3)))
     readmit = Repair("readmit", (0, 1), (1, 1), 4)
     out.append(readmit)
-    out.add_drops(SpelledDrops(Block(), np.array([2]), drop(4)))
+    out.add_run(SpelledRun(Block(), np.array([2]), drop(4)))
     expected = [Repair("drop", (0, 1), (0, 5), 3), Repair("drop", (0, 1), (0, 7), 3), readmit, Repair("drop", (0, 1), (0, 2), 4)]
     assert out == expected and len(out) == 4 and out[2] is readmit and out[3] == expected[3] and out[1:3] == expected[1:3]
     assert out != expected[:3] and RepairList() == [] and RepairList() != [readmit]

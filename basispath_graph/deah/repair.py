@@ -25,7 +25,7 @@ from ..verify import IncrementalBasis
 from ..linalg.elimination import PRIMES
 from ..linalg.greedy_mod_p import COMPILED, GreedyModP
 from ..verify.rank import CoreChoice, compact_csr, csr_of_run, greedy_choice
-from .repair_list import RepairList, SpelledDrops
+from .repair_list import ReadmittedRows, RepairList, SpelledRun
 
 __all__ = ["BlockRows", "RepairOutcome", "exact_repair", "taken_blocks", "taken_views"]
 
@@ -33,19 +33,21 @@ __all__ = ["BlockRows", "RepairOutcome", "exact_repair", "taken_blocks", "taken_
 @dataclass
 class RepairOutcome:
     kept: dict = field(default_factory=dict)  # group key -> [(block, rows)] kept: the union's runs, then each re-admitted row
-    readmitted: set = field(default_factory=set)  # (key, row) of the discards re-admitted
+    readmitted: ReadmittedRows = field(default_factory=ReadmittedRows)  # (key, rows) of the discards re-admitted
     dropped: list = field(default_factory=list)  # (key, rows, their Repair records) per union run, in order
     added: list = field(default_factory=list)  # (block, row) of the fallback paths added
-    repairs: RepairList = field(default_factory=RepairList)  # the drops spelled when read
+    repairs: RepairList = field(default_factory=RepairList)  # the drops and the compiled pass's re-admissions spelled when read
 
 
 def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np.ndarray]],
-                 discards: Iterable[tuple[Hashable, object, np.ndarray]], fallback: Callable[[], Iterable], weight_ids: Callable,
+                 discards: Callable[[], Iterable[tuple[Hashable, object, np.ndarray]]], fallback: Callable[[], Iterable], weight_ids: Callable,
                  spell: Callable, certified: CoreChoice | None = None) -> RepairOutcome:
     """The three passes (the module doc) up to rank ``target`` (m - H, over ``m`` weights).
-    ``union``: (key, block, rows) in order (key: the substructure, or None); ``discards``: (key,
-    block, rows), runs in the order Step 3 made them (``PartTable.row_runs``: a described B_r's
-    rows made a run at a time, not one by one); ``fallback()``: blocks, made only if the third
+    ``union``: (key, block, rows) in order (key: the substructure, or None); ``discards()``:
+    (key, block, rows), runs in the order Step 3 made them, made again at each call
+    (``PartTable.row_runs``: a described B_r's rows made a run at a time, not one by one; the
+    passes below read them up to three times, and Inception-v3 x1/8's 8.0 M discards held as
+    int64 rows were 64 MB); ``fallback()``: blocks, made only if the third
     pass starts (a skeleton's m - H paths: ResNet-50 x1/8's took 120 MB); ``weight_ids(block)``:
     (paths, hops) weight ids; ``spell(block, k)``: (layers, indices, taps) of row ``k`` of a
     made block, as a ``Repair`` names a path (the union's and the discards' runs pass the run
@@ -95,31 +97,21 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
         # one array, as small as it fits (GoogLeNet drops 140 M paths), or the rows it lacks (``AllBut``)
         lost = narrow_index(where(rows, ~keep))
         if len(lost):  # spelled when read, from the dropped rows made together
-            drops = SpelledDrops(block, lost, lambda made, k, key=key: _repair("drop", spell(made, k), key))
+            drops = SpelledRun(block, lost, lambda made, k, key=key: _repair("drop", spell(made, k), key))
             out.dropped.append((key, lost, drops))
-            out.repairs.add_drops(drops)
+            out.repairs.add_run(drops)
     core_kept = np.concatenate(core_kept) if core_kept else np.zeros(0, dtype=np.int64)
     rank = n_peeled + len(core_kept)
     if rank >= target:
         return out
     if peel is None:  # the order and pivots of the certifier's peel: the same peel made again
         peel = peel_result_by_holders(views, weight_ids, m)
-    seen: list = []
-
-    def discard_runs():  # Step 3's runs, those read before first: the passes below may read them again
-        yield from seen
-        for run in discards:
-            seen.append(run)
-            yield run
-
-    greedy = _greedy_readmissions(peel, views, keeps, weight_ids, m, discard_runs, target - rank)
+    greedy = _greedy_readmissions(peel, views, keeps, weight_ids, m, discards, target - rank)
     if greedy is not None:  # the compiled elimination decided, modulo both primes alike, up to the target
-        for key, block, rows in greedy:
-            made = block.take(rows)
+        for key, block, rows in greedy:  # each run's records spelled when read
             out.kept.setdefault(key, []).append((block, rows))
-            for k, row in enumerate(rows.tolist()):
-                out.readmitted.add((key, row))
-                out.repairs.append(_repair("readmit", spell(made, k), key))
+            out.readmitted.add(key, rows)
+            out.repairs.add_run(SpelledRun(block, rows, lambda made, k, key=key: _repair("readmit", spell(made, k), key), "readmit"))
         return out
     # Short of rank: the kept paths modulo the peeled ones, then each candidate's residual.
     ptr, wids = compact_csr(views, weight_ids, m)
@@ -132,7 +124,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     def raises_rank(w) -> bool:
         return span.add_vector(_residual(peeled, w.tolist()))
 
-    for key, block, rows in discard_runs():
+    for key, block, rows in discards():
         if rank >= target:
             break
         made = block.take(rows)
@@ -142,7 +134,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
             if raises_rank(w):
                 rank += 1
                 out.kept.setdefault(key, []).append((block, np.array([row], dtype=np.int64)))
-                out.readmitted.add((key, row))
+                out.readmitted.add(key, [row])
                 out.repairs.append(_repair("readmit", spell(made, k), key))
     for block in fallback() if rank < target else ():
         if rank >= target:

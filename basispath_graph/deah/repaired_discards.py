@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .discard_table import PartTable
+from .repair_list import ReadmittedRows
 
 __all__ = ["RepairedDiscards"]
 
@@ -53,12 +54,10 @@ class RepairedDiscards(PartTable):
     """``source`` (Step 3's table) less the (substructure, row) in ``readmitted``, then
     ``drops``: (substructure, rows, Repair records) in repair order."""
 
-    def __init__(self, source: PartTable, readmitted: set, drops: list[tuple[object, np.ndarray, list]]):
+    def __init__(self, source: PartTable, readmitted: ReadmittedRows, drops: list[tuple[object, np.ndarray, list]]):
         super().__init__(source.network, source.bases)
         self.source = source
-        gone: dict = {}
-        for idx, row in readmitted:
-            gone.setdefault(idx, []).append(row)
+        gone = readmitted.by_key()
         for part in source._parts:
             cuts = [len(part)]
             if part.idx in gone:  # positions of its re-admitted rows

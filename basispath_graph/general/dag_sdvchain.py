@@ -30,7 +30,7 @@ import numpy as np
 
 from ..deah.repair import BlockRows, exact_repair, taken_views
 from ..deah.step3_sdvchain import InMemoryRelations, Relations, Step3Result, run_step3
-from ..deah.repair_list import repairs_that_drop
+from ..deah.repair_list import ReadmittedRows, repairs_that_drop
 from ..deah.repaired_discards import RepairedDiscards
 from ..discarded import ITER_ROWS
 from ..linalg.sparse import present_ids
@@ -125,7 +125,7 @@ def _repair(net: GeneralNetwork, run: SdvChainRun, kept: list[tuple[int, BlockRo
     out = exact_repair(
         net.basis_size, net.m,
         [(n, view.source, view.rows) for n, view in kept] + [(None, b, np.arange(len(b))) for b in outside],
-        ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
+        lambda: ((n, run.bases[n], rows) for n, rows in run.step3.discards.row_runs(ITER_ROWS)),
         lambda: skeleton_of(net, run.plan.walks, outside), lambda block: block_weight_ids(net, block), lambda block, row: general_path_keys(net, block.take([row]))[0],
         certified,
     )
@@ -170,7 +170,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
     t4 = time.perf_counter()
     timings = {"step1-2": t1 - t0, "relations": t2 - t1, "step3": t3 - t2, "certify": t4 - t3}
     repairs: list[Repair] = []
-    readmitted: set[tuple[int, int]] = set()
+    readmitted = ReadmittedRows()
     needed = 0
     basis, verdict = None, raw_verdict
     if not raw_verdict.certified:
@@ -181,7 +181,7 @@ def solve_dag_sdvchain(net: GeneralNetwork, seed: int = 0, repair: bool = True, 
             basis, raw = repaired, None
             verdict = certify_blocks(net, [b for _, b in basis])
         else:
-            readmitted, repairs = set(), []
+            readmitted, repairs = ReadmittedRows(), []
         timings["repair"] = time.perf_counter() - t4
     if basis is None:  # the raw union, its rows as arrays (readers of a basis take them so)
         basis = [(n, BlockRows(b.source, np.asarray(b.rows))) for n, b in raw]
