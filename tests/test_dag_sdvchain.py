@@ -373,8 +373,7 @@ def test_the_raw_union_and_its_core_are_held_as_the_rows_they_lack(monkeypatch):
 def test_index_arrays_held_as_the_ids_they_lack_decide_the_same(monkeypatch, spec):
     """Every view of the raw union, the core and the drops held as ``AllBut`` (not only where it
     is smaller, as on GoogLeNet): the same basis, discards, records and certificates."""
-    from basispath_graph.deah import repair
-    from basispath_graph.linalg import peeling, sparse
+    from .all_but import hold_every_index_as_all_but
 
     net = parse_general(spec, "<spec>", 10**6)
 
@@ -384,13 +383,7 @@ def test_index_arrays_held_as_the_ids_they_lack_decide_the_same(monkeypatch, spe
                 [(d.layers, d.indices, d.taps, d.substructure, repr(d.reason), d.certificate) for d in r.discarded])
 
     plain = outputs()
-    always = lambda mask: sparse.AllBut(len(mask), np.flatnonzero(~mask))  # noqa: E731
-    lacking = lambda ids, mask: (sparse.AllBut(ids.n, np.union1d(ids.missing, ids.at(np.flatnonzero(~mask))))  # noqa: E731
-                                 if isinstance(ids, sparse.AllBut) else ids[mask])
-    from basispath_graph.general import dag_sdvchain
-
-    for module, name, value in ((peeling, "present_ids", always), (dag_sdvchain, "present_ids", always), (repair, "where", lacking)):
-        monkeypatch.setattr(module, name, value)
+    hold_every_index_as_all_but(monkeypatch)
     assert outputs() == plain
 
 

@@ -177,12 +177,7 @@ def test_a_run_stored_from_ids_held_as_those_they_lack_is_the_same_graph(monkeyp
     """The raw union's views, the core and the drops held as ``AllBut`` everywhere (whole
     GoogLeNet has them so: its drops are the rows the repair keeps, turned around) store the
     same graph as arrays do, discards, records and certificates included."""
-    import numpy as np
-
-    from basispath_graph.deah import repair
-    from basispath_graph.general import dag_sdvchain
-    from basispath_graph.linalg import peeling, sparse
-
+    from .all_but import hold_every_index_as_all_but
     from .reliability.graph_dump import canonical_dump
 
     wide = json.loads(json.dumps(FIRE))
@@ -198,9 +193,5 @@ def test_a_run_stored_from_ids_held_as_those_they_lack_is_the_same_graph(monkeyp
             return canonical_dump(store)
 
     plain = dump("arrays")
-    always = lambda mask: sparse.AllBut(len(mask), np.flatnonzero(~mask))  # noqa: E731
-    lacking = lambda ids, mask: (sparse.AllBut(ids.n, np.union1d(ids.missing, ids.at(np.flatnonzero(~mask))))  # noqa: E731
-                                 if isinstance(ids, sparse.AllBut) else ids[mask])
-    for module, name, value in ((peeling, "present_ids", always), (dag_sdvchain, "present_ids", always), (repair, "where", lacking)):
-        monkeypatch.setattr(module, name, value)
+    hold_every_index_as_all_but(monkeypatch)
     assert dump("lacking") == plain and len(plain[0]) > 1000
