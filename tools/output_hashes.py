@@ -28,7 +28,14 @@ Networks (case names in parentheses):
 - every preset family (``basispath presets``) at depths 3, 4, 6 and widths 2, 3, stride 2 and 3 for
   ``stride`` (``preset/resnet-4x3``);
 - the first 200 random networks of bench/fidelity.py (its generator with seed 0, copied here so the
-  sample stays fixed when fidelity.py changes; ``fidelity/007-densenet``).
+  sample stays fixed when fidelity.py changes; ``fidelity/007-densenet``);
+- general networks, through the general export (``Result.export("paths")``) with the repairs and
+  each discard's reason added: 150 random layer DAGs (tests/test_dag_deah.py's generator, made
+  with ``random`` and seed 0, copied so the sample stays fixed; ``dag/007``: branches,
+  concatenations, grouped, diagonal and identity connections, taps, biases), and torchvision's
+  networks from bench/specs at widths that solve in seconds (``torchvision/googlenet@0.015625``;
+  their summary, not their export: thousands of discards' certificates): faithful deah on a
+  layer DAG, its repair's drops and re-admissions included.
 
 The package imported is the one in this checkout (the folder above tools/), never another install.
 Only the standard library and the package are used. Work is spread over ``--jobs`` processes
@@ -65,6 +72,10 @@ BENCH_NETS = ("dense-4x4", "dense-5x5", "dense-6x6", "dense-8x16", "dense-8x32",
 PRESET_DEPTHS, PRESET_WIDTHS, PRESET_STRIDES = (3, 4, 6), (2, 3), (2, 3)
 FIDELITY_N, FIDELITY_SEED = 200, 0
 FIDELITY_FAMILIES = ["mlp", "resnet", "resnet-every", "densenet", "random", "random-any"]
+DAG_N, DAG_SEED = 150, 0
+# the narrowest keep thousands of discards (layers of 2 channels): their certificates are not exported
+# here (tens of thousands of eliminations); Inception-v3 and DenseNet-121 took 30 s and 72 s
+TORCHVISION_NETS = ("squeezenet1_1@0.03125", "googlenet@0.015625", "wrn16_4@0.03125", "resnet50@0.0078125")
 STORE_NETS = ("examples/fig1b", "examples/resnet-style", "preset/unet-4x2", "preset/stride2-6x3")  # stride: the local rule
 
 
@@ -88,6 +99,63 @@ def fidelity_network(rng: random.Random, family: str) -> tuple[list[int], list[l
         density = rng.random()
         skips = [p for p in pairs if rng.random() < density]
     return widths, [list(s) for s in skips]
+
+
+def layer_dag_spec(rng: random.Random) -> dict:
+    """tests/test_dag_deah.py's ``layer_dag_specs`` (as of this tool's baseline) drawn with ``rng``:
+    x -> h0..hn-1 -> y, each hidden layer fed by one to three earlier layers and feeding a later
+    one; dense (1-3 taps), grouped or diagonal connections, sometimes an identity beside one, a
+    bias into some layers, an extra output."""
+    n = rng.randint(2, 5)
+    names = ["x"] + [f"h{k}" for k in range(n)] + ["y"]
+    size = dict(zip(names, [2] + [rng.choice([1, 2, 2, 3, 4]) for _ in range(n)] + [2]))
+    conns, pairs = [], set()
+
+    def connect(a: str, b: str) -> None:
+        if (a, b) in pairs:
+            return
+        pairs.add((a, b))
+        kinds = ["dense"] + (["diagonal"] if size[a] == size[b] else []) + (["grouped"] if size[a] % 2 == size[b] % 2 == 0 else [])
+        kind = rng.choice(kinds)
+        c = {"from": a, "to": b, "kind": kind, "taps": rng.randint(1, 3 if kind == "dense" else 2)}
+        if kind == "grouped":
+            c["groups"] = 2
+        conns.append(c)
+        if size[a] == size[b] and rng.randint(0, 5) == 0:
+            conns.append({"from": a, "to": b, "kind": "identity"})
+
+    for k in range(1, n + 1):
+        for a in rng.sample(names[:k], rng.randint(1, min(3, k))):
+            connect(a, names[k])
+    fed = {c["from"] for c in conns}
+    for k in range(1, n + 1):
+        if names[k] not in fed or rng.randint(0, 3) == 0:
+            connect(names[k], rng.choice(names[k + 1:]))
+    if "y" not in {c["to"] for c in conns}:
+        connect(names[n], "y")
+    layers = [{"name": x, "size": size[x]} for x in names]
+    if rng.random() < 0.5:
+        layers.insert(0, {"name": "bias", "size": 1})
+        for k, x in enumerate(names[1:]):
+            if k == 0 or rng.randint(0, 2) == 0:
+                conns.append({"from": "bias", "to": x, "kind": "dense"})
+    if rng.randint(0, 3) == 0:
+        layers.append({"name": "aux", "size": 1})
+        conns.append({"from": rng.choice(names[1:-1]), "to": "aux", "kind": "dense"})
+    return {"name": "dag", "layers": layers, "connections": conns}
+
+
+def torchvision_spec(name: str) -> dict:
+    """bench/specs/NET.json at width factor F (``NET@F``), as bench/case.py's ``scaled_spec``
+    makes it (as of this tool's baseline): every layer but ``bias`` and ``x`` F times as wide, at
+    least 2."""
+    base, factor = name.split("@")
+    spec = json.loads((ROOT / "bench" / "specs" / f"{base}.json").read_text())
+    for layer in spec["layers"]:
+        if layer["name"] not in ("bias", "x"):
+            layer["size"] = max(2, round(layer["size"] * float(factor)))
+    spec["name"] = name
+    return spec
 
 
 def networks() -> list[tuple[str, tuple]]:
@@ -117,6 +185,9 @@ def networks() -> list[tuple[str, tuple]]:
         family = FIDELITY_FAMILIES[k % len(FIDELITY_FAMILIES)]
         widths, skips = fidelity_network(rng, family)
         out.append((f"fidelity/{k:03d}-{family}", ("spec", widths, skips)))
+    rng = random.Random(DAG_SEED)
+    out += [(f"dag/{k:03d}", ("general", layer_dag_spec(rng), True)) for k in range(DAG_N)]
+    out += [(f"torchvision/{name}", ("general", torchvision_spec(name), False)) for name in TORCHVISION_NETS]
     return out
 
 
@@ -133,6 +204,10 @@ def build(how: tuple):
         return load_spec(how[1])
     if how[0] == "preset":
         return preset_network(how[1], how[2], how[3], stride=how[4])
+    if how[0] == "general":
+        from basispath_graph.general.model import parse_general
+
+        return parse_general(how[1], how[1]["name"], 10**12)
     return Network.build(how[1], how[2])
 
 
@@ -158,8 +233,11 @@ def solve_cases(item: tuple[str, tuple]) -> dict[str, str]:
     """The export, kept-set and certificate hashes of one network under every engine."""
     from basispath_graph.export import export_document
 
-    solve = solve_function()
     prefix, how = item
+    if how[0] == "general":
+        from basispath_graph.general.solve import solve_general as solve
+    else:
+        solve = solve_function()
     net = build(how)
     out = {}
     for engine in ENGINES:
@@ -170,6 +248,9 @@ def solve_cases(item: tuple[str, tuple]) -> dict[str, str]:
             err = f"error: {type(exc).__name__}: {exc}"
             out.update({f"{case}/{k}": sha(err) for k in ("export", "kept", "certificates")})
             continue
+        if how[0] == "general":
+            out.update(general_hashes(case, result, exported=how[2]))
+            continue
         out[f"{case}/export"] = sha(json.dumps(export_document(result), sort_keys=True))
         kept = sorted(_path(b.layers, nodes) for b in result.basis for nodes in b.nodes)
         out[f"{case}/kept"] = sha(kept)
@@ -179,6 +260,26 @@ def solve_cases(item: tuple[str, tuple]) -> dict[str, str]:
         )
         out[f"{case}/certificates"] = sha(certs)
     return out
+
+
+def general_hashes(case: str, result, exported: bool) -> dict[str, str]:
+    """A general run's hashes: its paths export (basis, discards with their certificates; when
+    ``exported``, else the basis and the run's summary), the kept set, and each repair and
+    discard with its reason."""
+    document = result.export("paths") if exported else {"basis": result.basis_paths, "summary": _untimed(result.summary())}
+    out = {f"{case}/export": sha(json.dumps(document, sort_keys=True))}
+    out[f"{case}/kept"] = sha(sorted(json.dumps(p, sort_keys=True) for p in result.basis_paths))
+    repairs = [[r.action, list(r.layers), list(r.indices), repr(r.taps), repr(r.substructure)] for r in result.repairs]
+    discards = [[list(d.layers), list(d.indices), repr(d.taps), repr(d.substructure), repr(d.reason)] for d in result.discarded]
+    out[f"{case}/certificates"] = sha([repairs, discards])
+    return out
+
+
+def _untimed(doc):
+    """``doc`` without its ``timings`` (at any depth: a general run's core has its own)."""
+    if isinstance(doc, dict):
+        return {k: _untimed(v) for k, v in doc.items() if k != "timings"}
+    return [_untimed(v) for v in doc] if isinstance(doc, list) else doc
 
 
 def _graph_dump_module():
