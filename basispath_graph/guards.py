@@ -186,12 +186,17 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: ``linalg.sparse.AllBut``; GoogLeNet x0.25 285 -> 133 MB, whole GoogLeNet 3.69 GiB -> 1.13
 #: GiB): nothing held is per candidate path any more but Step 3's masks, and memory is best
 #: fitted per weight, per SDVChain call layer and per substructure pair (what Step 3 holds while
-#: it keys). Measured / estimated: memory 0.89-1.12, time 0.92-1.09. Arguments: fixed, per
-#: weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per SDVChain call layer, per
-#: substructure pair.
+#: it keys). Measured / estimated: memory 0.89-1.12, time 0.92-1.09. The Inception-v3, GoogLeNet
+#: x0.25, SqueezeNet 1.1 and WRN-16-4 records again at 1b3aa17 (2026-11-29: the repair's
+#: re-admissions held as runs of rows spelled when read, ``deah.repair_list.SpelledRun``:
+#: Inception-v3 x1/4 1.57 GiB -> 732 MiB, x1/8 464 -> 245 MiB), with Inception-v3 x1/2 added
+#: (1,238 s, 2.36 GiB): memory is now best fitted per weight, candidate layer, SDVChain call
+#: layer and substructure pair. Measured / estimated: memory 0.85-1.18, time 0.90-1.11.
+#: Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per
+#: SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(6.332e7, 127.1, 0, 0.89, 0, 0, 0, 0, 0, 0.05142, 190.5)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.175e-6, 0, 0.91, 0, 0, 3.631e-8, 0, 0, 8.636e-9, 3.556e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(6.607e7, 129.2, 0, 0.84, 0, 0, 0.06329, 0, 0, 0.0155, 35.35)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.206e-6, 0, 0.89, 0, 0, 3.748e-8, 0, 0, 8.146e-9, 3.983e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
