@@ -574,6 +574,31 @@ def test_narrow_nonzero_is_flatnonzero_as_int32_made_a_slice_at_a_time(bits, pie
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(0, 3 * 4096 + 5), min_size=1, max_size=400), st.integers(0, 10**6),
+       st.lists(st.integers(0, 40), min_size=1, max_size=300), st.data())
+def test_ids_held_as_bits_and_values_as_codes_read_as_the_array(chosen, offset, repeated, data):
+    """Step 3's discards as ``compact_ids`` (``BitIds`` over their span: blocks of 4,096 bits,
+    slices across them) and their UCP_j* rows as ``compact_values`` (``CodedValues``) read as
+    the arrays they replace: length, slices, an id, whole; each form chosen only where smaller."""
+    from basispath_graph.linalg.sparse import BitIds, CodedValues, compact_ids, compact_values, narrow_index
+
+    want = np.array(sorted(chosen), dtype=np.int64) + offset
+    n = len(want)
+    for ids in (BitIds(want), compact_ids(want)):
+        assert len(ids) == n and np.asarray(ids).tolist() == want.tolist()
+        a, b = data.draw(st.integers(0, n)), data.draw(st.integers(0, n))
+        assert np.asarray(ids[a:b]).tolist() == want[a:b].tolist() and np.asarray(ids[a:]).tolist() == want[a:].tolist()
+        k = data.draw(st.integers(-n, n - 1))
+        assert int(ids[k]) == int(want[k])
+    assert isinstance(compact_ids(want), BitIds) == (BitIds(want).nbytes < narrow_index(want).nbytes)
+    values = np.array(repeated, dtype=np.int64) * 1000 + offset
+    coded = compact_values(values)
+    assert isinstance(coded, CodedValues) == (len(values) >= 64 and 4 * len(set(repeated)) + len(values) < 4 * len(values))
+    a, b = data.draw(st.integers(0, len(values))), data.draw(st.integers(0, len(values)))
+    assert np.asarray(coded).tolist() == values.tolist() and np.asarray(coded[a:b]).tolist() == values[a:b].tolist()
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=200), st.data())
 def test_ids_held_as_those_missing_read_as_the_array(bits, data):
     """An index array held as the ids it lacks (``AllBut``: faithful deah's kept rows, its core,

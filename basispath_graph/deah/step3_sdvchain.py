@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..linalg.sparse import narrow_index
+from ..linalg.sparse import BitIds, CodedValues, compact_ids, compact_values
 from ..network import Network, PathBlock
 from ..rowkeys import fold_keys
 from .discard_table import PartTable
@@ -100,8 +100,8 @@ class _Call:
     src: int
     idx: int  # dst: the substructure whose B' lost the rows
     shared_pairs: tuple
-    rows: np.ndarray
-    star_rows: np.ndarray
+    rows: np.ndarray | BitIds
+    star_rows: np.ndarray | CodedValues
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -113,13 +113,15 @@ class _Call:
 class SdvDiscards(PartTable):
     """SDVChain's discards, call after call, kept as arrays: a ``Discard`` (its weight tuples
     Ep_j, UCP_j*, IEp, shared part) is built only when read. As objects they cost about 1.6 kB a
-    discard (ResNet-18's core: 4.1 M of them), the arrays 8 bytes: the discarded row and its
-    group's UCP_j* row, int32 (whole ResNet-50's 48 M discards held 1.17 GB as three int64 rows
-    from Step 3 to the end of the run). The UCP_j* row also gives Ep_j: it is a row of group j,
+    discard (ResNet-18's core: 4.1 M of them), the arrays at most 8 bytes: the discarded row and
+    its group's UCP_j* row, int32 (whole ResNet-50's 48 M discards held 1.17 GB as three int64
+    rows from Step 3 to the end of the run), or less as bits and codes (``add_call``). The UCP_j* row also gives Ep_j: it is a row of group j,
     whose unshared part is Ep_j, as is the row ``sdvchain_pair`` names for it."""
 
     def add_call(self, step: str, chain: int, src: int, dst: int, shared_pairs: tuple, rows, star_rows) -> None:
-        self._add(_Call(step, chain, src, dst, shared_pairs, narrow_index(rows), narrow_index(star_rows)))
+        # as bits of B_to and codes of the call's few UCP_j* rows where smaller (Inception-v3 x1/8:
+        # 62 MB as int32, 10.5 MB so; Step 3 discards 96% of its candidates)
+        self._add(_Call(step, chain, src, dst, shared_pairs, compact_ids(rows), compact_values(star_rows)))
 
     def _materialise(self, call: _Call, which: slice):
         network, base, target = self.network, self.bases[call.src], self.bases[call.idx]
