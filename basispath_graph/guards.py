@@ -123,18 +123,20 @@ SKELETON_SECONDS = CostModel(5.687e-3, 7.469e-9, 0, 0.55, 1.695e-4, 2.828e-7)
 # per candidate and candidate layer), and every one again at aeea2dc (2026-11-29: the repair on
 # the certifier's peel, its choice and keeps as bits; ResNet-50 again at 69a7a76, where the
 # certifier no longer holds the peel's order through its elimination: 440 s, 1.83 GiB;
-# dense-8x128 1.7 s). Measured / estimated: no repair, memory 0.57-1.74, time 0.63-1.58;
-# repaired, memory 0.58-1.73, time 0.75-1.33.
+# dense-8x128 1.7 s), and every one again at 12baae4 (2026-11-29: Step 3's discard table as bits
+# and codes, ``linalg.sparse.BitIds``; whole ResNet-50 461 s, 1.54 GiB, with whole Inception-v3
+# running beside it). Measured / estimated: no repair, memory 0.55-1.80, time 0.64-1.56;
+# repaired, memory 0.54-1.83, time 0.75-1.33.
 # Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, per later
 # candidate, per later candidate layer.
 # DEAH_MEMORY's and DEAH_SECONDS' lowest are the repaired runs' smallest ratios (resnet-8x32's
-# memory 0.54, the fit's 0.57; ResNet-50 x1/4's time 0.60, the fit's 0.63), since they let them
+# memory 0.51, the fit's 0.55; ResNet-50 x1/8's time 0.55, the fit's 0.64), since they let them
 # start: a run measured within a limit is never refused under it.
-DEAH_MEMORY = CostModel(9.356e07, 45.48, 0, 0.53, 0, 0, 0, 0, 0)
-DEAH_SECONDS = CostModel(0.07081, 2.697e-07, 0, 0.59, 0, 0, 1.359e-07, 0, 0)
+DEAH_MEMORY = CostModel(8.689e07, 42.97, 0, 0.51, 0, 0, 0, 0, 0)
+DEAH_SECONDS = CostModel(0.06844, 0, 0, 0.55, 0, 0, 1.557e-07, 0, 0)
 REPAIRED = "deah repaired"
-REPAIRED_MEMORY = CostModel(8.763e07, 0, 0, 0.57, 0, 0, 0, 0, 1.332)
-REPAIRED_SECONDS = CostModel(0.06292, 0, 8.819e-07, 0.74, 0, 0, 9.07e-08, 0, 0)
+REPAIRED_MEMORY = CostModel(8.25e07, 0, 0, 0.54, 0, 0, 0, 0, 1.179)
+REPAIRED_SECONDS = CostModel(0.05032, 0, 9.823e-07, 0.75, 0, 0, 9.354e-08, 0, 0)
 # deah-complete described (deah/engine.py, DESCRIBED_ABOVE: every block p_0 or an ear, the B_r
 # held as SubroutineRows, certified from the description): no candidate layers are held; per
 # candidate Step 3's kept masks; B_0 is proved independent, not listed (ear_certificate: before,
@@ -191,12 +193,17 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: re-admissions held as runs of rows spelled when read, ``deah.repair_list.SpelledRun``:
 #: Inception-v3 x1/4 1.57 GiB -> 732 MiB, x1/8 464 -> 245 MiB), with Inception-v3 x1/2 added
 #: (1,238 s, 2.36 GiB): memory is now best fitted per weight, candidate layer, SDVChain call
-#: layer and substructure pair. Measured / estimated: memory 0.85-1.18, time 0.90-1.11.
+#: layer and substructure pair. Measured / estimated: memory 0.85-1.18, time 0.90-1.11. Every
+#: record again at 12baae4 (2026-11-29: Step 3's discard table as bits and codes,
+#: ``linalg.sparse.BitIds``: Inception-v3 x1/4 732 -> 528 MiB, x1/8 245 -> 193 MiB; whole
+#: Inception-v3 running beside them), x1/2 dropped (its 20 minutes not re-run). Measured /
+#: estimated: memory 0.88-1.13, time 0.81-1.23 (DenseNet-121, 33.5 GB estimated, is far beyond
+#: these records: its substructure pairs weigh).
 #: Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per
 #: SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(6.607e7, 129.2, 0, 0.84, 0, 0, 0.06329, 0, 0, 0.0155, 35.35)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.206e-6, 0, 0.89, 0, 0, 3.748e-8, 0, 0, 8.146e-9, 3.983e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(5.93e7, 117.8, 0, 0.88, 0, 0, 0.1492, 0, 0, 0.006585, 164.8)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.261e-6, 0, 0.81, 0, 0, 4.06e-8, 0, 0, 9.303e-9, 4.001e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,

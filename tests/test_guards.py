@@ -130,9 +130,9 @@ def test_faithful_deah_is_estimated_over_the_substructures_after_p0():
 
 def test_deah_s_repair_is_refused_once_it_is_known_to_be_needed(tmp_path):
     # ResNet-50 x1/8 (bench/specs/resnet50.json at an eighth of its channels): faithful deah's
-    # union is not a basis. Within 65 MB the run starts (DEAH_MEMORY, at least 59 MB) and the
+    # union is not a basis. Within 65 MB the run starts (DEAH_MEMORY, at least 53 MB) and the
     # repair, estimated only once the union did not certify, is refused (REPAIRED_MEMORY, at least
-    # 78 MB), in one line with exit code 2. (dense-8x64 showed it until the repair's memory was
+    # 68 MB), in one line with exit code 2. (dense-8x64 showed it until the repair's memory was
     # refitted at 7aa2324: its repaired run, 68 MB, is now estimated below its start.)
     from case import scaled_spec
 
@@ -148,7 +148,7 @@ def test_deah_s_repair_is_refused_once_it_is_known_to_be_needed(tmp_path):
     r = cli("solve", str(spec), "--engine", "deah", "--max-memory-gb", "0.065", check=2)
     assert r.stdout == "" and r.stderr == (
         f"error: {spec}: deah's repair (995,984 candidate paths in the B_r of 5 substructures; the union is not a basis) would need "
-        "about 137 MB (at least 78 MB), over the limit of 65 MB; use --engine deah-complete (certified with no repair) or "
+        "about 126 MB (at least 68 MB), over the limit of 65 MB; use --engine deah-complete (certified with no repair) or "
         "--engine skeleton, or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n")
     # within 300 MB the repair runs too (measured: 229 MB in all)
     assert "basis: 401525 paths, certified" in cli("solve", str(spec), "--engine", "deah", "--max-memory-gb", "0.3").stdout

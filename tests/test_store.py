@@ -312,7 +312,7 @@ def test_a_run_over_the_memory_estimate_is_refused_and_leaves_no_trace(tmp_path,
     r = cli("run", str(EXAMPLES / "densenet-style.json"), "--store", store, "--engine", "deah", env={"BASISPATH_MAX_MEMORY_GB": "0.0001"}, check=2)
     assert r.stderr == (
         f"error: {EXAMPLES / 'densenet-style.json'}: deah (82 candidate paths in the B_r of 7 substructures) would need "
-        "about 94 MB (at least 50 MB), over the limit of 100 kB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
+        "about 87 MB (at least 44 MB), over the limit of 100 kB; use --engine skeleton or raise --max-memory-gb / BASISPATH_MAX_MEMORY_GB\n"
     )
     runs = json.loads(cli("runs", "--store", store, "--json", check=0).stdout)
     assert [(x["id"], x["status"]) for x in runs] == [(first["run_id"], "complete")]
