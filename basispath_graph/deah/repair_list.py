@@ -135,8 +135,8 @@ def repair_counts(repairs: Sequence) -> Counter:
 
 class ReadmittedRows:
     """The discards the repair re-admitted, as (key, rows) runs: what a set of (key, row)
-    pairs said, without an int object and a tuple per row. Iterates as those pairs; equal to
-    any collection of the same pairs."""
+    pairs said, without an int object and a tuple per row. Iterates as those pairs; equal to a
+    set (or another ``ReadmittedRows``) of the same pairs."""
 
     def __init__(self):
         self.runs: list[tuple[object, np.ndarray]] = []
