@@ -17,17 +17,18 @@ import numpy as np
 
 from .analysis.coordinates import check_certificate, coordinates
 from .analysis.general_coordinates import check_general_certificate, general_coordinates
-from .discarded import ITER_ROWS, DiscardedPath, DiscardedList, discards_named
+from .discarded import ITER_ROWS, DiscardedPath, DiscardedList, first_named, layered_rows_named
 from .errors import BadInput, LimitExceeded
 from .general.described_coordinates import DESCRIBED_COORDINATES_LISTED, described_coordinates
 from .export import NEVER_A_CANDIDATE, NEVER_A_CANDIDATE_GENERAL, export_document, kept_reason, record_document, rule_document, summary, why_reason
-from .general.blocks import block_general_paths, general_path_json, general_path_keys
+from .general.blocks import block_general_paths, general_path_json, general_rows_named
 from .general.dag_discards import DagDiscardPaths, discard_reason, locate_discard
 from .general.described import path_count
 from .general.described_lookup import ABSENT, core_path, described_core_lookup, described_lookup
 from .deah.described_file import described_deah_document
-from .deah.repair_list import repairs_that_keep
+from .deah.repair_list import path_key, position_named, repairs_that_readmit
 from .general.documents import EXPLICIT_EXPORT_PATHS, general_basis_paths, general_core_path, general_export, general_summary, sdvchain_reason, sdvchain_rule
+from .general.sdvchain_discards import SdvChainDiscards
 from .general.paths import find_general_path, format_general_path, read_any_general_path
 from .network import Network, rows_matching
 from .verify import Verdict, read_path
@@ -264,7 +265,7 @@ class Result:
         if found is not None:
             block, index = found
             sub = self._substructure_layers(self.basis_substructures[block])
-            reason = self._readmission(_path_key(layers, indices)) or kept_reason(sub is not None)
+            reason = self._readmission(path_key(layers, indices)) or kept_reason(sub is not None)
             return {**answer, "id": index, "status": "kept", "substructure": sub, "reason": reason,
                     "certificate": [{"coef": 1, "path": pairs, "index": index}], "verified": True}
         if described is not None and described[0] == "discarded":
@@ -290,32 +291,38 @@ class Result:
         raise IndexError(index)
 
     def _discard_position(self, layers, indices, taps=None) -> int | None:
-        """Where a path is in ``discarded`` (None: it is not a discard)."""
-        if isinstance(self.discarded, DiscardedList):  # by its rows, no record built
+        """Where a path is in ``discarded`` (None: it is not a discard), found by its rows, no
+        record built."""
+        if isinstance(self.discarded, DiscardedList):
             return self.discarded.position(layers, indices) if taps is None else None
+        if isinstance(self.discarded, SdvChainDiscards):
+            return self.discarded.position(path_key(layers, indices, taps))
         for k, d in enumerate(self.discarded):
             if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices) and d.taps == taps:
                 return k
         return None
 
+    def _rows_named(self, key: tuple):
+        """``discarded.first_named``'s ``matches`` for the path ``key`` (``path_key``)."""
+        return layered_rows_named(*key[:2]) if self.network.is_layered else general_rows_named(self.network, key)
+
     def _readmission(self, key: tuple) -> dict | None:
         """The repair that re-admitted a kept path, with the SDVChain call it undid as
         ``earlier`` (as a stored run's ``why`` names it); None for a path not re-admitted.
-        ``key`` names the path as a ``Repair`` does: (layers, indices), and its taps on a
-        general network (faithful deah on a layer DAG core)."""
+        ``key`` names the path as a ``Repair`` does (``path_key``): (layers, indices), and its
+        taps on a general network (faithful deah on a layer DAG core). Both found by rows, no
+        record spelled (Inception-v3 has millions of each)."""
         deah = self.deah if self.deah is not None else self.sdvchain
-        if deah is None or not any(r.action == "readmit" and _path_key(r.layers, r.indices, r.taps) == key for r in repairs_that_keep(self.repairs)):
+        matches = self._rows_named(key)
+        if deah is None or position_named(repairs_that_readmit(self.repairs), key, matches) is None:
             return None
         reason = why_reason({"step": "repair", "action": "readmit"})
-        if self.deah is not None:
-            keys = lambda made: [_path_key(made.layers, row) for row in made.nodes]  # noqa: E731
-        else:
-            keys = lambda made: [_path_key(*p) for p in general_path_keys(self.network, made)]  # noqa: E731
-        for _, k in discards_named(deah.step3.discards, deah.bases, {key}, keys):
-            disc = deah.step3.discards[k]
-            earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
-            return {**reason, "earlier": earlier}
-        return reason
+        k = first_named(((deah.bases[sub], rows) for sub, rows in deah.step3.discards.row_runs(ITER_ROWS)), matches)
+        if k is None:
+            return reason
+        disc = deah.step3.discards[k]
+        earlier = why_reason(rule_document(self, disc)) if self.deah is not None else sdvchain_rule(self, disc)
+        return {**reason, "earlier": earlier}
 
     def _substructure_layers(self, idx) -> list[int] | None:
         """The layers of substructure path ``idx`` of a layered DEAH run (as ``why`` names a
@@ -351,7 +358,7 @@ class Result:
     def _general_answer(self, target, answer: dict) -> dict:
         net = self.network
         check = lambda t, terms: check_general_certificate(net, t, terms)  # noqa: E731
-        key = _path_key([l for l, _ in target[0]], [i for _, i in target[0]], target[1])  # as a record or a repair names it
+        key = path_key([l for l, _ in target[0]], [i for _, i in target[0]], target[1])  # as a record or a repair names it
         if self.sdvchain is not None:  # faithful deah on a layer DAG core: SDVChain's record or the repair's
             k = self._discard_position(*key)
             if k is not None:
@@ -456,13 +463,6 @@ def _take(block, index: int):
     """One path of a GeneralBlock as a block of one."""
     return type(block)(block.layers, block.hops, block.nodes[index : index + 1], block.taps[index : index + 1])
 
-
-
-def _path_key(layers, indices, taps=None) -> tuple:
-    """A path as a ``Repair`` names it, in plain ints: (layers, indices), with its taps (None on
-    identity hops) on a general network."""
-    key = (tuple(int(l) for l in layers), tuple(int(i) for i in indices))
-    return key if taps is None else (*key, tuple(None if t is None else int(t) for t in taps))
 
 
 def _find_row(blocks, layers, indices) -> tuple[int, int] | None:

@@ -422,3 +422,40 @@ def test_the_compiled_readmissions_are_the_python_passes(monkeypatch, spec):
             [(x.action, x.layers, x.indices, x.taps, x.substructure) for x in slow.repairs]
         assert [(d.substructure, d.layers, d.indices, d.taps) for d in fast.discarded] == \
             [(d.substructure, d.layers, d.indices, d.taps) for d in slow.discarded]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(spec=layer_dag_specs())
+def test_why_finds_discards_and_readmissions_by_rows_as_a_scan_of_the_records_does(monkeypatch, spec):
+    """``why``'s lookups by rows (``first_named``: no record spelled) give what a scan of the
+    records gives: every discard's first position among the discards, every re-admitted path
+    its repair and Step 3's first discard of it as ``earlier``, no kept path of the union a
+    re-admission; with the re-admissions as runs (compiled) and as records (Python pass)."""
+    from basispath_graph.deah import repair
+    from basispath_graph.deah.repair_list import path_key
+    from basispath_graph.general.blocks import general_path_keys
+    from basispath_graph.general.documents import sdvchain_rule
+
+    for net in (parse_general(READMIT, "<spec>", 10**6), parse_general(spec, "<spec>", 10**6)):
+        for compiled in (True, False):
+            with monkeypatch.context() as m:
+                m.setattr(repair, "COMPILED", compiled)
+                r = solve_general(net, "deah")
+            first: dict = {}
+            for k, d in enumerate(r.discarded):
+                first.setdefault(path_key(d.layers, d.indices, d.taps), k)
+            for key, k in first.items():
+                assert r._discard_position(*key) == k
+            if r.sdvchain is None:  # a network whose core is layered: the layered engine's run
+                continue
+            step3 = r.sdvchain.step3.discards
+            made = [path_key(*p) for sub, rows in step3.row_runs() for p in general_path_keys(net, r.sdvchain.bases[sub].take(rows))]
+            readmitted = {path_key(x.layers, x.indices, x.taps) for x in r.repairs if x.action == "readmit"}
+            for key in readmitted:
+                assert r._discard_position(*key) is None
+                assert r._readmission(key) == {"step": "repair", "action": "readmit", "detail": "re-admitted: it raises the rank",
+                                               "earlier": sdvchain_rule(r, step3[made.index(key)])}
+            for block in r.basis:
+                for p in general_path_keys(net, block.take(np.arange(min(len(block), 5)))):
+                    if path_key(*p) not in readmitted:
+                        assert r._readmission(path_key(*p)) is None

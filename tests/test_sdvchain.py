@@ -151,3 +151,33 @@ def test_row_keys_are_the_rank_of_each_row_among_the_distinct_rows(n, highs, see
         assert keys.tolist() == [rank[tuple(r)] for r in rows.tolist()] and count == len(rank)
         folded, count = fold_keys(iter(rows.T), n)
         assert folded.tolist() == keys.tolist() and count == len(rank)
+
+
+@given(networks(max_layers=6, max_width=4), st.integers(0, 5))
+@example(Network([3, 3, 2, 4, 4], skips=[(1, 3), (1, 4), (2, 4)]), 0)  # repaired: 6 drops, 1 re-admission
+@settings(max_examples=60, deadline=None)
+def test_why_finds_layered_discards_and_readmissions_by_rows_as_a_scan_of_the_records_does(net, seed):
+    """On a layered faithful run, ``why``'s lookups by rows (``discarded.first_named``) agree
+    with a scan of the records: each discard's first position, each re-admitted path's repair
+    with Step 3's first discard of it as ``earlier``, no other kept path re-admitted."""
+    from basispath_graph import solve
+    from basispath_graph.deah.repair_list import path_key
+    from basispath_graph.discarded import DiscardedList
+    from basispath_graph.export import rule_document, why_reason
+
+    r = solve(net, "deah", seed)
+    first: dict = {}
+    for k, d in enumerate(r.discarded):
+        first.setdefault(path_key(d.layers, d.indices), k)
+    for key, k in first.items():
+        assert r._discard_position(*key) == k
+    step3 = [path_key(d.layers, d.indices) for d in DiscardedList(r.deah.bases, r.deah.step3.discards)]
+    readmitted = {path_key(x.layers, x.indices) for x in r.repairs if x.action == "readmit"}
+    for key in readmitted:
+        assert r._discard_position(*key) is None
+        earlier = why_reason(rule_document(r, r.deah.step3.discards[step3.index(key)]))
+        assert r._readmission(key) == {"step": "repair", "action": "readmit", "detail": "re-admitted: it raises the rank", "earlier": earlier}
+    for block in r.basis:
+        for nodes in block.take(np.arange(min(len(block), 5))).nodes.tolist():
+            if path_key(block.layers, nodes) not in readmitted:
+                assert r._readmission(path_key(block.layers, nodes)) is None

@@ -17,7 +17,10 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["ReadmittedRows", "RepairList", "SpelledRun", "repair_counts", "repairs_that_drop", "repairs_that_keep"]
+from ..discarded import first_named
+
+__all__ = ["ReadmittedRows", "RepairList", "SpelledRun", "path_key", "position_named", "repair_counts", "repairs_that_drop", "repairs_that_keep",
+           "repairs_that_readmit"]
 
 _ROWS = 1 << 14  # records spelled at once when iterated
 
@@ -110,16 +113,50 @@ def repairs_that_keep(repairs: Sequence) -> Iterator:
 def repairs_that_drop(repairs: Sequence) -> Sequence:
     """The drops of ``repairs`` (any sequence of records), in order; a ``RepairList``'s still
     spelled only when read."""
+    return _that(repairs, "drop")
+
+
+def repairs_that_readmit(repairs: Sequence) -> Sequence:
+    """The re-admissions of ``repairs``, as ``repairs_that_drop`` has the drops."""
+    return _that(repairs, "readmit")
+
+
+def _that(repairs: Sequence, action: str) -> RepairList:
     out = RepairList()
     for part in _parts(repairs):
         if isinstance(part, SpelledRun):
-            if part.action == "drop":
+            if part.action == action:
                 out.add_run(part)
         else:
             for r in part:
-                if r.action == "drop":
+                if r.action == action:
                     out.append(r)
     return out
+
+
+def path_key(layers, indices, taps=None) -> tuple:
+    """A path as a ``Repair`` names it, in plain ints: (layers, indices), with its taps (None on
+    identity hops) on a general network."""
+    key = (tuple(int(l) for l in layers), tuple(int(i) for i in indices))
+    return key if taps is None else (*key, tuple(None if t is None else int(t) for t in taps))
+
+
+def position_named(repairs: Sequence, key: tuple, matches: Callable) -> int | None:
+    """Where path ``key`` (``path_key``) is first among ``repairs`` (any sequence of records),
+    or None: a ``RepairList``'s runs searched unspelled, by ``matches`` (``discarded.first_named``'s:
+    the positions among a run's rows whose path is ``key``), a record by its key."""
+    k = 0
+    for part in _parts(repairs):
+        if isinstance(part, SpelledRun):
+            hit = first_named([(part.block, part.rows)], matches)
+            if hit is not None:
+                return k + hit
+        else:
+            for j, r in enumerate(part):
+                if path_key(r.layers, r.indices, r.taps) == key:
+                    return k + j
+        k += len(part)
+    return None
 
 
 def repair_counts(repairs: Sequence) -> Counter:

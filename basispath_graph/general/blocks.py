@@ -17,7 +17,7 @@ import numpy as np
 from .model import GeneralNetwork
 
 __all__ = ["GeneralBlock", "block_weight_ids", "flatten_general", "block_paths", "block_paths_text", "block_general_paths", "general_path_json",
-           "connection_weights", "general_weight_endpoints", "general_path_keys"]
+           "connection_weights", "general_weight_endpoints", "general_path_keys", "general_rows_named"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,26 @@ def general_path_keys(net: GeneralNetwork, block: GeneralBlock) -> list[tuple]:
     """Every path of ``block`` as (layers, neurons, taps), taps None on identity hops: how a
     ``Repair`` or ``DiscardedPath`` names a general path."""
     return [(tuple(l for l, _ in nodes), tuple(i for _, i in nodes), taps) for nodes, taps in block_general_paths(net, block)]
+
+
+def general_rows_named(net: GeneralNetwork, key: tuple):
+    """``matches`` for ``discarded.first_named`` on a general network: the rows of ``block`` (a
+    ``GeneralBlock`` or a described one, made here) that are the path ``key``, (layers, neurons,
+    taps) with taps None on identity hops, as ``general_path_keys`` names it."""
+    layers, want = tuple(int(l) for l in key[0]), np.asarray(key[1], dtype=np.int64)
+    tapped = np.array([t is not None for t in key[2]], dtype=bool)
+    want_taps = np.asarray([t for t in key[2] if t is not None], dtype=np.int64)
+
+    def matches(block, rows: np.ndarray) -> np.ndarray:
+        if tuple(int(l) for l in block.layers) != layers or len(block.hops) != len(tapped):
+            return rows[:0]
+        if any(net.connections[k].trainable != t for k, t in zip(block.hops, tapped.tolist())):
+            return rows[:0]
+        made = block.take(rows)
+        hit = (made.nodes == want).all(axis=1) & (made.taps[:, tapped] == want_taps).all(axis=1)
+        return np.flatnonzero(hit)
+
+    return matches
 
 
 def general_path_json(net: GeneralNetwork, path) -> dict:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..deah.discard_table import PartTable, RecordSequence
-from ..discarded import ITER_ROWS, DiscardedPath
-from .blocks import GeneralBlock, general_path_keys
+from ..discarded import ITER_ROWS, DiscardedPath, first_named
+from ..deah.repair_list import position_named
+from .blocks import GeneralBlock, general_path_keys, general_rows_named
 from .model import GeneralNetwork
 
 __all__ = ["SdvChainDiscards"]
@@ -54,3 +55,13 @@ class SdvChainDiscards(RecordSequence):
         for r in self.drops:
             yield self._dropped(k, r)
             k += 1
+
+    def position(self, key: tuple) -> int | None:
+        """Where the path ``key`` ((layers, neurons, taps), as a record names it) is in the list,
+        or None: found by rows, a run at a time, no record made."""
+        matches = general_rows_named(self.net, key)
+        k = first_named(((self.bases[sub], rows) for sub, rows in self.table.row_runs(ITER_ROWS)), matches)
+        if k is not None:
+            return k
+        k = position_named(self.drops, key, matches)
+        return None if k is None else len(self.table) + k
