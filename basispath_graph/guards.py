@@ -197,13 +197,16 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: record again at 12baae4 (2026-11-29: Step 3's discard table as bits and codes,
 #: ``linalg.sparse.BitIds``: Inception-v3 x1/4 732 -> 528 MiB, x1/8 245 -> 193 MiB; whole
 #: Inception-v3 running beside them), x1/2 dropped (its 20 minutes not re-run). Measured /
-#: estimated: memory 0.88-1.13, time 0.81-1.23 (DenseNet-121, 33.5 GB estimated, is far beyond
-#: these records: its substructure pairs weigh).
+#: estimated: memory 0.88-1.13, time 0.81-1.23 (DenseNet-121, 33.5 GB estimated, was far beyond
+#: these records: its substructure pairs weigh). DenseNet-121 x1/16 and x1/8 added at 48dafb5
+#: (2026-11-30; 140 s, 392 MB; 367 s, 713 MB: its 536 ears' raw union is 141-147x a basis, so
+#: memory is now fitted per candidate too). Measured / estimated: memory 0.86-1.16, time
+#: 0.81-1.24; whole DenseNet-121 37 GB and 14,800 s, whole Inception-v3 7.1 GB and 5,030 s.
 #: Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per
 #: SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(5.93e7, 117.8, 0, 0.88, 0, 0, 0.1492, 0, 0, 0.006585, 164.8)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 2.261e-6, 0, 0.81, 0, 0, 4.06e-8, 0, 0, 9.303e-9, 4.001e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(5.409e7, 113.2, 2.225, 0.85, 0, 0, 0.1679, 0, 0, 0, 645.4)
+LAYER_DAG_DEAH_SECONDS = CostModel(0, 1.275e-6, 0, 0.80, 0, 0, 5.5e-8, 0, 0, 8.439e-9, 3.565e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
