@@ -105,9 +105,12 @@ class DiscardedList(RecordSequence):
                 yield DiscardedPath(block.layers, tuple(nodes), sub, next(reasons), certificate)
                 k += 1
 
-    def position(self, layers, indices) -> int | None:
-        """Where the path (``indices`` along ``layers``) is in the list; None if it is not. Rows
-        with its first neuron are made, a run at a time (a described B_r's rows are made on reading)."""
+    def position(self, layers, indices, taps=None) -> int | None:
+        """Where the path (``indices`` along ``layers``) is in the list; None if it is not (a
+        path with ``taps``, a general one, never is). Rows with its first neuron are made, a run
+        at a time (a described B_r's rows are made on reading)."""
+        if taps is not None:
+            return None
         runs = ((self.bases[sub], rows) for sub, rows in self.table.row_runs(ITER_ROWS))
         return first_named(runs, layered_rows_named(layers, indices))
 

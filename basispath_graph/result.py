@@ -293,10 +293,8 @@ class Result:
     def _discard_position(self, layers, indices, taps=None) -> int | None:
         """Where a path is in ``discarded`` (None: it is not a discard), found by its rows, no
         record built."""
-        if isinstance(self.discarded, DiscardedList):
-            return self.discarded.position(layers, indices) if taps is None else None
-        if isinstance(self.discarded, SdvChainDiscards):
-            return self.discarded.position(path_key(layers, indices, taps))
+        if isinstance(self.discarded, (DiscardedList, SdvChainDiscards)):
+            return self.discarded.position(layers, indices, taps)
         for k, d in enumerate(self.discarded):
             if tuple(d.layers) == tuple(layers) and tuple(d.indices) == tuple(indices) and d.taps == taps:
                 return k

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from ..deah.discard_table import PartTable, RecordSequence
 from ..discarded import ITER_ROWS, DiscardedPath, first_named
-from ..deah.repair_list import position_named
+from ..deah.repair_list import path_key, position_named
 from .blocks import GeneralBlock, general_path_keys, general_rows_named
 from .model import GeneralNetwork
 
@@ -56,9 +56,11 @@ class SdvChainDiscards(RecordSequence):
             yield self._dropped(k, r)
             k += 1
 
-    def position(self, key: tuple) -> int | None:
-        """Where the path ``key`` ((layers, neurons, taps), as a record names it) is in the list,
-        or None: found by rows, a run at a time, no record made."""
+    def position(self, layers, indices, taps) -> int | None:
+        """Where the path (``indices`` along ``layers``, with ``taps``, None on identity hops) is
+        in the list, or None: found by rows, a run at a time, no record made (as
+        ``DiscardedList.position``)."""
+        key = path_key(layers, indices, taps)
         matches = general_rows_named(self.net, key)
         k = first_named(((self.bases[sub], rows) for sub, rows in self.table.row_runs(ITER_ROWS)), matches)
         if k is not None:
