@@ -50,6 +50,25 @@ def test_dense_rows_fill_in_and_a_prime_dividing_a_minor():
     assert greedy_mask(*csr(tri), 3, compiled=True).tolist() == [True, True, True]
 
 
+@pytest.mark.parametrize("p", [2, P1])
+def test_a_pivot_row_of_ones_is_stored_as_its_coordinates_and_a_reduced_one_with_its_values(p):
+    # the pool holds a pivot row without its own entry (1 at the pivot), values only where one is
+    # not 1: a row stored as it came costs an item an entry, a repair's echelon is mostly such rows
+    if not greedy_mod_p.COMPILED:
+        pytest.skip("the C loop was not built")
+    greedy = greedy_mod_p.GreedyModP(6, p, compiled=True)
+    used = []  # the pool's items after each row, or False where the row was dropped
+    rows = [[0, 1, 5], [2, 5], [0, 1, 2], [0], [0, 1], [3, 4]]
+    for row in rows:  # one at a time, to see what each one stored
+        kept = bool(greedy.feed(*csr([row]))[0])
+        used.append(greedy._used if kept else False)
+    # {0,1,5}: pivot 5, stored as it came (0, 1). {2,5} - {0,1,5}: pivot 2 with -1 at 1 and 0
+    # (2 coordinates and 2 values; modulo 2 -1 is 1, so 2 items). {0,1,2} minus that: 2 at 1 and
+    # 0, normalised 1 and 1 (1 item). {0}: no entry but its pivot. {0,1} reduces to 0: dropped.
+    assert used == ([2, 6, 7, 7, False, 8] if p == P1 else [2, 4, False, 4, 5, 6])
+    assert [u is not False for u in used] == kept_by_echelon(rows, p)
+
+
 def test_the_c_loop_is_built_by_the_install():
     # setup.py builds it optionally; make test's install (a C compiler on every machine of this
     # project) must have built it, or every test above compares Python with itself

@@ -3,8 +3,9 @@
 The choice :class:`~.elimination.Echelon` makes when rows are added one at a time (the same
 pivot, the highest coordinate; pivot rows normalised). Which rows are kept does not depend on how
 the echelon is held: row i is kept iff it is independent of rows 0..i-1 modulo p. Here the loop
-runs in C (``greedy_mod_p_ext.c``, built by setup.py) over CSR arrays: the echelon held as two
-int32 pools (coordinate, value) with a start per pivot coordinate, the row being reduced in a
+runs in C (``greedy_mod_p_ext.c``, built by setup.py) over CSR arrays: the echelon held in one
+int32 pool (a pivot row's coordinates, then its values unless all are 1: a row stored unreduced,
+as most of a repair's are, costs 4 bytes an entry) with a start per pivot coordinate, the row being reduced in a
 dense accumulator over the rows' coordinates (renumbered 0..k-1 in their order when their range
 is wide, so the highest stays the highest) and a binary max-heap of its non-zero coordinates.
 Each elimination step touches what the dict-based loop touches, at machine speed: SqueezeNet 1.1
@@ -38,8 +39,9 @@ __all__ = ["COMPILED", "COMPILED_ROWS", "FIRST_POOL_ENTRIES", "GreedyModP", "col
 
 COMPILED = reduce_rows is not None  # whether the C loop was built
 COMPILED_ROWS = 64  # rows from which the C loop is used (below: Python's Echelon, no arrays over coordinates)
-FIRST_POOL_ENTRIES = 1 << 16  # echelon entries first allocated, grown by half when full (the fill is often far below the rows' entries)
-_BYTES_A_COORDINATE = 25  # the loop's arrays over coordinates: accumulator, heap, flag, pivot start and length
+FIRST_POOL_ENTRIES = 1 << 16  # pool items first allocated (the fill is often far below the rows' entries)
+POOL_GROWTH = 8  # a full pool grows by 1/8: the growth is zero-filled, so resident, and by half it left up to a third of a repair's echelon unused
+_BYTES_A_COORDINATE = 21  # the loop's arrays over coordinates: accumulator, heap, flag, pivot start and length
 
 
 def greedy_mask(ptr: np.ndarray, wids: np.ndarray, p: int, compiled: bool | None = None) -> np.ndarray:
@@ -49,7 +51,7 @@ def greedy_mask(ptr: np.ndarray, wids: np.ndarray, p: int, compiled: bool | None
     ``compiled``: force the C loop (True; an error where it was not built) or Python's
     :class:`Echelon` (False); default: the C loop from ``COMPILED_ROWS`` rows when built. Time:
     each row costs the entries its reduction touches (the fill of the pivot rows it meets);
-    memory: 8 bytes an echelon entry, 25 bytes a coordinate, 4 bytes an entry of the rows when
+    memory: 4 bytes an echelon entry stored as it came (all values 1), 8 bytes one reduced, 21 bytes a coordinate, 4 bytes an entry of the rows when
     their coordinates are renumbered.
 
     >>> ptr, wids = np.array([0, 2, 4, 6, 9]), np.array([0, 1, 1, 2, 0, 2, 0, 1, 2])
@@ -133,13 +135,12 @@ class GreedyModP:
         if not compiled:
             self._echelon = ModPElimination(p)
             return
-        self._acc = np.zeros(width, dtype=np.int64)  # the row being reduced, dense (zero between rows)
+        self._acc = np.zeros(width, dtype=np.int32)  # the row being reduced, dense (zero between rows; values below p)
         self._in_heap = np.zeros(width, dtype=bool)
         self._heap = np.zeros(width, dtype=np.int32)
         self._start = np.full(width, -1, dtype=np.int64)  # each pivot row's start in the pools
         self._length = np.zeros(width, dtype=np.int32)
-        self._pool_c = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)
-        self._pool_v = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)
+        self._pool = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)  # the pivot rows (greedy_mod_p_ext.c says how)
         self._used = 0
 
     def feed(self, ptr: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -154,10 +155,9 @@ class GreedyModP:
         row = 0
         while row < n:
             row, self._used, need = reduce_rows(ptr, cols, self.p, row, self._used, keep, self._acc, self._in_heap,
-                                                self._heap, self._start, self._length, self._pool_c, self._pool_v)
-            if row < n:  # the pools are full: grow them (in place where the allocator can: a copy held
+                                                self._heap, self._start, self._length, self._pool)
+            if row < n:  # the pool is full: grow it (in place where the allocator can: a copy held
                 # the old pools beside the new, 3x the echelon; GoogLeNet x0.5's greedy peaked so) and go on with the same row
-                capacity = max(len(self._pool_c) + len(self._pool_c) // 2, self._used + need)
-                self._pool_c.resize(capacity, refcheck=False)  # the pools own their data; the C loop keeps no pointer
-                self._pool_v.resize(capacity, refcheck=False)
+                capacity = max(len(self._pool) + len(self._pool) // POOL_GROWTH, self._used + need)
+                self._pool.resize(capacity, refcheck=False)  # the pool owns its data; the C loop keeps no pointer
         return keep
