@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..linalg.sparse import BitIds, CodedValues, compact_ids, compact_values
+from ..linalg.sparse import BitIds, CodedValues, PackedMask, compact_ids, compact_values
 from ..network import Network, PathBlock
 from ..rowkeys import fold_keys
 from .discard_table import PartTable
@@ -148,7 +148,7 @@ class SdvDiscards(PartTable):
 class Step3Result:
     chains: list[list[int]]  # substructure idx per chain, head first; p_0 implied at the end
     q_sets: list[list[int]]  # Q_t per chain
-    alive: dict[int, np.ndarray]  # idx -> bool mask over B_r rows (B'_r)
+    alive: dict  # idx -> bool mask over B_r rows (B'_r): a PackedMask here, a bool array from step3_complete
     discards: PartTable | list = field(default_factory=list)  # SdvDiscards here; step3_complete's DiscardTable
     calls: int = 0  # SDVChain pair calls made
 
@@ -336,7 +336,7 @@ def run_step3(
     p0 = step1.p0
     chains = build_chains(step1, rel)
     q_sets = build_q_sets(chains, rel)
-    alive = {idx: np.ones(len(block), dtype=bool) for idx, block in bases.items()}
+    alive = {idx: PackedMask(len(block)) for idx, block in bases.items()}  # B'_r, a bit a candidate
     result = Step3Result(chains, q_sets, alive, SdvDiscards(network, bases))
 
     for step, t, src, dst in sdvchain_calls(chains, q_sets, p0):

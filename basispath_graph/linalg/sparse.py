@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = [
     "Terms", "Table", "as_table", "combine", "concat_terms", "csr_of_matrix", "empty_terms", "gather", "group_by",
-    "AllBut", "BitIds", "CodedValues", "compact_ids", "compact_values", "grouped_by_value", "narrow_index",
+    "AllBut", "BitIds", "CodedValues", "PackedMask", "compact_ids", "compact_values", "grouped_by_value", "narrow_index",
     "narrow_nonzero", "present_ids", "search_index", "take_rows", "where",
 ]
 
@@ -120,8 +120,67 @@ class AllBut:
 def present_ids(mask: np.ndarray) -> "np.ndarray | AllBut":
     """``narrow_nonzero(mask)``, or an ``AllBut`` where the mask is mostly True (then fewer missing
     ids than present ones)."""
+    mask = np.asarray(mask)  # (a PackedMask made whole)
     missing = len(mask) - int(np.count_nonzero(mask))
     return AllBut(len(mask), narrow_nonzero(~mask)) if missing < len(mask) // 2 else narrow_nonzero(mask)
+
+
+class PackedMask:
+    """A bool per row held as bits (``np.packbits``): Step 3's B'_r masks, a byte per candidate
+    path, were 540 MB of whole Inception-v3's faithful run (540 M candidates), held to its end.
+    Read as the bool array is (``np.asarray`` makes it, as numpy's functions and indexing do:
+    ``np.flatnonzero(mask)``, ``rows[mask]``); ``mask[rows] = value`` sets rows.
+
+    >>> mask = PackedMask(10)
+    >>> mask[[2, 7]] = False
+    >>> np.flatnonzero(mask).tolist(), int(mask.sum()), bool(mask[2]), mask.all(), len(mask)
+    ([0, 1, 3, 4, 5, 6, 8, 9], 8, False, False, 10)
+    """
+
+    def __init__(self, n: int, fill: bool = True):
+        self.n = n
+        self.bits = np.packbits(np.full(n, fill, dtype=bool))
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits.nbytes
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.unpackbits(self.bits, count=self.n).view(bool)
+        return out if dtype is None else out.astype(dtype)
+
+    def __getitem__(self, index):
+        if isinstance(index, (int, np.integer)):
+            k = int(index) + (self.n if index < 0 else 0)
+            if not 0 <= k < self.n:
+                raise IndexError(index)
+            return bool(self.bits[k >> 3] >> (7 - (k & 7)) & 1)
+        return np.asarray(self)[index]
+
+    def __setitem__(self, index, value) -> None:
+        whole = np.asarray(self)
+        whole[index] = value
+        self.bits = np.packbits(whole)
+
+    def __invert__(self) -> np.ndarray:
+        return ~np.asarray(self)
+
+    def sum(self) -> int:
+        return int(np.unpackbits(self.bits, count=self.n).sum(dtype=np.int64))
+
+    def all(self) -> bool:
+        return self.sum() == self.n
+
+    def nonzero(self) -> tuple[np.ndarray]:
+        return np.nonzero(np.asarray(self))
+
+    def copy(self) -> "PackedMask":
+        out = PackedMask(0)
+        out.n, out.bits = self.n, self.bits.copy()
+        return out
 
 
 def where(ids: "np.ndarray | AllBut", mask: np.ndarray) -> "np.ndarray | AllBut":
