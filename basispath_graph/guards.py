@@ -202,11 +202,15 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: (2026-11-30; 140 s, 392 MB; 367 s, 713 MB: its 536 ears' raw union is 141-147x a basis, so
 #: memory is now fitted per candidate too). Measured / estimated: memory 0.86-1.16, time
 #: 0.81-1.24; whole DenseNet-121 37 GB and 14,800 s, whole Inception-v3 7.1 GB and 5,030 s.
+#: Every record again at e48aab3 (2026-11-30: the repair's echelon one int32 pool, a row of
+#: ones stored without its values, ``linalg.greedy_mod_p``; Step 3's B'_r masks as bits,
+#: ``linalg.sparse.PackedMask``: Inception-v3 x1/4 528 -> 347 MiB, x1/8 193 -> 163 MiB): memory
+#: no longer per candidate. Measured / estimated: memory 0.85-1.17, time 0.88-1.14.
 #: Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per
 #: SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(5.409e7, 113.2, 2.225, 0.85, 0, 0, 0.1679, 0, 0, 0, 645.4)
-LAYER_DAG_DEAH_SECONDS = CostModel(0, 1.275e-6, 0, 0.80, 0, 0, 5.5e-8, 0, 0, 8.439e-9, 3.565e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(5.328e7, 120.9, 0, 0.85, 0, 0, 0.1288, 0, 0, 0, 826.4)
+LAYER_DAG_DEAH_SECONDS = CostModel(0.1203, 1.19e-6, 0, 0.88, 0, 0, 6.079e-8, 0, 0, 8.09e-9, 3.291e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
