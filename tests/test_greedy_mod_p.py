@@ -1,6 +1,6 @@
 """The compiled greedy elimination mod p (linalg/greedy_mod_p.py, its loop in C) keeps exactly the rows that
 Python's Echelon keeps, one at a time in order: modulo small primes (where rows independent over
-Q are dropped, and pivot rows fill in) and the two big ones, with the echelon's pools grown
+Q are dropped, and pivot rows fill in) and the two big ones, with the echelon's pool grown
 from a few entries, and through every caller (rank, exact rank, the repair's greedy choice)."""
 
 import numpy as np
@@ -30,7 +30,7 @@ def kept_by_echelon(rows, p):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # set once, same each time
 def test_compiled_greedy_keeps_what_the_echelon_keeps(monkeypatch, rows, p, scale):
     # coordinates spread out (scale) are renumbered in order: the highest stays the pivot
-    monkeypatch.setattr(greedy_mod_p, "FIRST_POOL_ENTRIES", 1)  # every residual grows the pools
+    monkeypatch.setattr(greedy_mod_p, "FIRST_POOL_ENTRIES", 1)  # every residual grows the pool
     want = kept_by_echelon([[w * scale for w in r] for r in rows], p)
     assert greedy_mask(*csr(rows, scale), p, compiled=True).tolist() == want
     assert greedy_mask(*csr(rows, scale), p, compiled=False).tolist() == want
@@ -100,7 +100,7 @@ def test_every_caller_chooses_alike_compiled_or_not(monkeypatch, rows, run, prim
 @given(ROWS, st.integers(1, 7), st.sampled_from([2, 3, 13, P1]), st.booleans(), st.booleans())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_rows_fed_a_run_at_a_time_are_chosen_as_one_matrix(monkeypatch, rows, run, p, compiled, told):
-    # the echelon is kept between runs (its pools grown while runs come), so cutting the rows
+    # the echelon is kept between runs (its pool grown while runs come), so cutting the rows
     # into runs made one at a time changes nothing; held: the coordinates, told or found
     monkeypatch.setattr(greedy_mod_p, "FIRST_POOL_ENTRIES", 1)
     monkeypatch.setattr(greedy_mod_p, "COMPILED", compiled)

@@ -122,7 +122,7 @@ def column_ranks(held: np.ndarray) -> np.ndarray:
 
 class GreedyModP:
     """The greedy elimination modulo ``p`` of 0/1 rows over coordinates 0..``width``-1, fed a run
-    of rows at a time (``feed``): the echelon (pools, pivot starts and lengths) is kept between
+    of rows at a time (``feed``): the echelon (pool, pivot starts and lengths) is kept between
     runs, so the rows themselves need never be held together. ``compiled``: the C loop (the
     extension must be built), else Python's :class:`Echelon` (any ids, ``width`` unused)."""
 
@@ -138,7 +138,7 @@ class GreedyModP:
         self._acc = np.zeros(width, dtype=np.int32)  # the row being reduced, dense (zero between rows; values below p)
         self._in_heap = np.zeros(width, dtype=bool)
         self._heap = np.zeros(width, dtype=np.int32)
-        self._start = np.full(width, -1, dtype=np.int64)  # each pivot row's start in the pools
+        self._start = np.full(width, -1, dtype=np.int64)  # each pivot row's start in the pool
         self._length = np.zeros(width, dtype=np.int32)
         self._pool = np.zeros(FIRST_POOL_ENTRIES, dtype=np.int32)  # the pivot rows (greedy_mod_p_ext.c says how)
         self._used = 0
@@ -157,7 +157,7 @@ class GreedyModP:
             row, self._used, need = reduce_rows(ptr, cols, self.p, row, self._used, keep, self._acc, self._in_heap,
                                                 self._heap, self._start, self._length, self._pool)
             if row < n:  # the pool is full: grow it (in place where the allocator can: a copy held
-                # the old pools beside the new, 3x the echelon; GoogLeNet x0.5's greedy peaked so) and go on with the same row
+                # the old pool beside the new, 3x the echelon; GoogLeNet x0.5's greedy peaked so) and go on with the same row
                 capacity = max(len(self._pool) + len(self._pool) // POOL_GROWTH, self._used + need)
                 self._pool.resize(capacity, refcheck=False)  # the pool owns its data; the C loop keeps no pointer
         return keep
