@@ -205,12 +205,14 @@ DESCRIBED_SECONDS = CostModel(0.02501, 0, 4.486e-9, 0.70)
 #: Every record again at e48aab3 (2026-11-30: the repair's echelon one int32 pool, a row of
 #: ones stored without its values, ``linalg.greedy_mod_p``; Step 3's B'_r masks as bits,
 #: ``linalg.sparse.PackedMask``: Inception-v3 x1/4 528 -> 347 MiB, x1/8 193 -> 163 MiB): memory
-#: no longer per candidate. Measured / estimated: memory 0.85-1.17, time 0.88-1.14.
+#: no longer per candidate. Inception-v3 x1/2 added at b0e40bb (1,402 s, 1.08 GiB; a CI run
+#: beside it). Measured / estimated: memory 0.84-1.19, time 0.88-1.14; whole Inception-v3
+#: 4.91 GB and 5,130 s, whole DenseNet-121 22.6 GB and 15,870 s (refused).
 #: Arguments: fixed, per weight, per candidate, lowest, 0, 0, per candidate layer, 0, 0, per
 #: SDVChain call layer, per substructure pair.
 LAYER_DAG_DEAH = "deah layer dag"
-LAYER_DAG_DEAH_MEMORY = CostModel(5.328e7, 120.9, 0, 0.85, 0, 0, 0.1288, 0, 0, 0, 826.4)
-LAYER_DAG_DEAH_SECONDS = CostModel(0.1203, 1.19e-6, 0, 0.88, 0, 0, 6.079e-8, 0, 0, 8.09e-9, 3.291e-4)
+LAYER_DAG_DEAH_MEMORY = CostModel(5.312e7, 118.5, 0, 0.84, 0, 0, 0.1081, 0, 0, 0, 898.8)
+LAYER_DAG_DEAH_SECONDS = CostModel(0.1204, 1.141e-6, 0, 0.87, 0, 0, 6.059e-8, 0, 0, 8.442e-9, 3.179e-4)
 MEMORY = {
     "skeleton": SKELETON_MEMORY,
     "deah-complete described": DESCRIBED_MEMORY,
