@@ -357,6 +357,7 @@ def test_the_raw_union_and_its_core_are_held_as_the_rows_they_lack(monkeypatch):
     run = r.sdvchain
     for n, view in run.kept_blocks():
         alive = run.step3.alive[n]
+        assert alive.nbytes == -(-len(alive) // 8)  # B'_r held as bits, not a byte a candidate
         lacks = np.count_nonzero(~alive)
         assert isinstance(view.rows, AllBut) == (lacks < len(alive) // 2)
         assert np.asarray(view.rows).tolist() == np.flatnonzero(alive).tolist()

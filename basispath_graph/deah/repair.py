@@ -20,7 +20,7 @@ import numpy as np
 from ..result import Repair
 from ..linalg.peeled_triangle import PeeledTriangle
 from ..linalg.peeling import peel_result_by_holders, rows_weight_ids
-from ..linalg.sparse import narrow_index, search_index, where
+from ..linalg.sparse import PackedMask, narrow_index, search_index, where
 from ..verify import IncrementalBasis
 from ..linalg.elimination import PRIMES
 from ..linalg.greedy_mod_p import COMPILED, GreedyModP
@@ -83,7 +83,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     known = certified.runs_for(core, int(starts[-1]), [b - a for _, a, b in chunks]) if certified is not None else None
     choice = greedy_choice(lambda: (rows_weight_ids(views[r], local(r, a, b), weight_ids) for r, a, b in chunks), known=known, held=held)
     decided = iter(choice)  # a mask per chunk, in the chunks' order: view by view
-    keeps = []  # per view, which of its rows are kept, as bits (a bool a union row was held for every view at once)
+    keeps = []  # per view, which of its rows are kept, as a PackedMask (a bool a union row was held for every view at once)
     out, core_kept = RepairOutcome(), []  # arrays of union ids (a list of ints held WRN-16-4's 2.7 M at 36 bytes each)
     for r, (key, block, rows) in enumerate(union):
         keep, kept_core = np.ones(len(rows), dtype=bool), [np.zeros(0, dtype=np.int64)]
@@ -91,7 +91,7 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
             core_r, kept = local(r, a, a + _CORE_ROWS), next(decided)
             keep[core_r[~kept]] = False
             kept_core.append(core_r[kept])
-        keeps.append(np.packbits(keep))
+        keeps.append(PackedMask.of(keep))
         core_kept.append(starts[r] + np.concatenate(kept_core))
         out.kept.setdefault(key, []).append((block, where(rows, keep)))
         # one array, as small as it fits (GoogLeNet drops 140 M paths), or the rows it lacks (``AllBut``)
@@ -149,12 +149,12 @@ def exact_repair(target: int, m: int, union: Iterable[tuple[Hashable, object, np
     return out
 
 
-def _greedy_readmissions(peel, views: list, keeps: list[np.ndarray], weight_ids: Callable, m: int,
+def _greedy_readmissions(peel, views: list, keeps: list[PackedMask], weight_ids: Callable, m: int,
                          discards: Callable[[], Iterable], room: int) -> list | None:
     """The second pass by the compiled greedy elimination: the discards (``discards()``: (key,
     block, rows) runs in order) that raise the rank of the union's kept paths, the first
     ``room`` of them, as [(key, block, rows re-admitted)] per run (``keeps``: per view, which
-    rows the first pass kept, as ``np.packbits`` bits). The same choice as the
+    rows the first pass kept, as ``PackedMask``). The same choice as the
     Python pass (``IncrementalBasis`` over residuals modulo the peeled paths, one discard at a
     time: Inception-v3 x1/16 tested 1.35 M discards in 122 s, each rejected modulo both primes),
     found as ``greedy_choice`` finds the first pass's: modulo each prime over the whole kept
@@ -179,7 +179,7 @@ def _greedy_readmissions(peel, views: list, keeps: list[np.ndarray], weight_ids:
     for p in PRIMES[:2]:
         greedy = GreedyModP(m, p, compiled=True)
         for view, bits in zip(views, keeps):
-            keep = np.unpackbits(bits, count=len(view)).view(bool)  # which rows are kept, packed (exact_repair)
+            keep = np.asarray(bits)  # which rows are kept (exact_repair)
             for at in range(0, len(view), _CORE_ROWS):
                 rows = at + np.flatnonzero(keep[at : at + _CORE_ROWS])
                 ptr, w = csr_of_run(rows_weight_ids(view, rows, weight_ids))

@@ -141,6 +141,13 @@ class PackedMask:
         self.n = n
         self.bits = np.packbits(np.full(n, fill, dtype=bool))
 
+    @classmethod
+    def of(cls, mask: np.ndarray) -> "PackedMask":
+        """The bool array ``mask`` held as bits."""
+        out = cls(0)
+        out.n, out.bits = len(mask), np.packbits(mask)
+        return out
+
     def __len__(self) -> int:
         return self.n
 
@@ -173,14 +180,6 @@ class PackedMask:
 
     def all(self) -> bool:
         return self.sum() == self.n
-
-    def nonzero(self) -> tuple[np.ndarray]:
-        return np.nonzero(np.asarray(self))
-
-    def copy(self) -> "PackedMask":
-        out = PackedMask(0)
-        out.n, out.bits = self.n, self.bits.copy()
-        return out
 
 
 def where(ids: "np.ndarray | AllBut", mask: np.ndarray) -> "np.ndarray | AllBut":
