@@ -599,6 +599,29 @@ def test_ids_held_as_bits_and_values_as_codes_read_as_the_array(chosen, offset, 
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=70), st.data())
+def test_a_mask_held_as_bits_reads_and_writes_as_the_bool_array(bits, data):
+    """``PackedMask`` (Step 3's B'_r, the repair's kept rows, the certifier's choice per prime)
+    reads as the bool array it holds: whole, a row, slices cut anywhere inside a byte (the
+    repair's runs), a sum; and ``mask[rows] = value`` is the array's assignment."""
+    from basispath_graph.linalg.sparse import PackedMask
+
+    want = np.array(bits, dtype=bool)
+    n = len(want)
+    mask = PackedMask.of(want)
+    assert len(mask) == n and np.asarray(mask).tolist() == want.tolist() and mask.sum() == int(want.sum())
+    a, b = data.draw(st.integers(0, n)), data.draw(st.integers(0, n))
+    assert mask[a:b].dtype == bool and mask[a:b].tolist() == want[a:b].tolist() and mask[a:].tolist() == want[a:].tolist()
+    if n:
+        k = data.draw(st.integers(-n, n - 1))
+        assert mask[k] == bool(want[k])
+        rows = data.draw(st.lists(st.integers(0, n - 1), max_size=10))
+        mask[rows] = False
+        want[rows] = False
+        assert np.asarray(mask).tolist() == want.tolist() and mask.all() == bool(want.all())
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=200), st.data())
 def test_ids_held_as_those_missing_read_as_the_array(bits, data):
     """An index array held as the ids it lacks (``AllBut``: faithful deah's kept rows, its core,

@@ -135,6 +135,8 @@ class PackedMask:
     >>> mask[[2, 7]] = False
     >>> np.flatnonzero(mask).tolist(), int(mask.sum()), bool(mask[2]), mask.all(), len(mask)
     ([0, 1, 3, 4, 5, 6, 8, 9], 8, False, False, 10)
+    >>> mask[6:10].tolist()  # a slice unpacks only its own bytes
+    [True, False, True, True]
     """
 
     def __init__(self, n: int, fill: bool = True):
@@ -165,6 +167,12 @@ class PackedMask:
             if not 0 <= k < self.n:
                 raise IndexError(index)
             return bool(self.bits[k >> 3] >> (7 - (k & 7)) & 1)
+        if isinstance(index, slice) and index.step in (None, 1):
+            a, b = index.indices(self.n)[:2]
+            if a >= b:
+                return np.zeros(0, dtype=bool)
+            byte = a >> 3  # only the bytes that hold rows a .. b - 1, the bits before a cut off
+            return np.unpackbits(self.bits[byte : (b + 7) >> 3], count=b - 8 * byte).view(bool)[a - 8 * byte :]
         return np.asarray(self)[index]
 
     def __setitem__(self, index, value) -> None:

@@ -32,7 +32,7 @@ import numpy as np
 from ..linalg.elimination import P1, P2, PRIMES, Echelon, ModPElimination, machine_row, rational_reconstruction
 from ..linalg.greedy_mod_p import greedy_mask, greedy_masks, greedy_runs
 from ..linalg.peeling import CoreRows, PeelResult, StreamedCore, peel
-from ..linalg.sparse import csr_of_matrix
+from ..linalg.sparse import PackedMask, csr_of_matrix
 from ..network import Network, PathBlock
 
 __all__ = [
@@ -71,17 +71,16 @@ class CoreChoice:
         self.total = -1  # vectors in the union (``verify.certify.verdict_of``)
         self.peeled = -1  # of them, how many peeled (the same)
         self.held: np.ndarray | None = None  # which coordinates the core's vectors hold (bool)
-        self.masks: dict[int, np.ndarray] = {}  # per prime, its mask packed 8 rows a byte (``mask``)
-        self.rows = 0  # the masks' length
+        self.masks: dict[int, PackedMask] = {}  # per prime, its choice as bits (``mask``)
 
     def keep(self, p: int, mask: np.ndarray) -> None:
         """Keep prime ``p``'s choice, as bits: held from the certification through the repair,
         a byte a core row per prime was 2 of faithful deah's ~26 bytes a candidate path."""
-        self.masks[p], self.rows = np.packbits(mask), len(mask)
+        self.masks[p] = PackedMask.of(mask)
 
     def mask(self, p: int) -> np.ndarray:
         """Prime ``p``'s choice, a bool per core row."""
-        return np.unpackbits(self.masks[p], count=self.rows).view(bool)
+        return np.asarray(self.masks[p])
 
     def peel_for(self, total: int) -> tuple[int, np.ndarray, np.ndarray] | None:
         """(peeled, core ids, held) of the union certified, if it had ``total`` vectors and its
@@ -97,23 +96,22 @@ class CoreChoice:
         if not same or sum(lengths) != len(core):
             return {}
         bounds = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        return {p: PackedRuns(bits, bounds) for p, bits in self.masks.items()}
+        return {p: PackedRuns(mask, bounds) for p, mask in self.masks.items()}
 
 
 class PackedRuns:
     """Runs of a mask kept as bits (``CoreChoice``), each unpacked when reached: the repair reads
     them a run at a time, and the whole core's masks unpacked were a byte a core row per prime."""
 
-    def __init__(self, bits: np.ndarray, bounds: np.ndarray):
-        self.bits, self.bounds = bits, bounds
+    def __init__(self, mask: PackedMask, bounds: np.ndarray):
+        self.mask, self.bounds = mask, bounds
 
     def __len__(self) -> int:
         return len(self.bounds) - 1
 
     def __iter__(self):
         for a, b in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist()):
-            byte = a // 8  # the bytes that hold rows a..b-1, then the bits before a cut off
-            yield np.unpackbits(self.bits[byte : (b + 7) // 8], count=b - 8 * byte).view(bool)[a - 8 * byte :]
+            yield self.mask[a:b]
 
 
 def rank_of_rows(rows: Sequence[Sequence[int]], primes: Sequence[int] = PRIMES, record: CoreChoice | None = None) -> int:
