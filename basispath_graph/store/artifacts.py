@@ -118,7 +118,9 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
     # One load of kept then discarded paths (ids 0, 1, ...): LadybugDB checkpoints after every
     # COPY, and a second COPY into the table cost more than the first (dense-8x64: 1.76 s as two,
     # 1.18 s as one). Still one write, so a killed run's stored paths are a prefix of it.
-    bulk("insert_basis_paths", concat_columns([kept_columns, discarded_columns]))
+    paths = concat_columns([kept_columns, discarded_columns])
+    bulk("insert_basis_paths", paths)
+    uids = paths.get("uid", ArrowStrings.keys(f"{run_id}:", []))  # path id k's uid is uids[k]: links take them
     links = [
         ("link_kept", {"from": [run_id] * n, "to": kept_columns["uid"]}),
         ("link_discarded", {"from": [run_id] * n_discarded, "to": discarded_columns["uid"]}),
@@ -131,11 +133,12 @@ def write_artifacts(store: Store, run_id: str, result: SolveResult | None, on_st
         path_ids = np.concatenate([np.arange(len(kept_subs), dtype=np.int64), n + np.arange(n_discarded, dtype=np.int64)])
         subs = np.concatenate([kept_subs, np.asarray(discarded_subs, dtype=np.int64)])
         has = subs >= 0
-        links.append(("link_from_substructure", {"from": ArrowStrings.keys(f"{run_id}:", path_ids[has]), "to": ArrowStrings.keys(f"{run_id}:s", subs[has])}))
+        sub_uids = ArrowStrings.keys(f"{run_id}:s", np.arange(int(subs.max()) + 1 if has.any() else 0))
+        links.append(("link_from_substructure", {"from": uids.take(path_ids[has]), "to": sub_uids.take(subs[has])}))
 
         stage("discards")
         if columnar and isinstance(discarded.table, DiscardTable):  # deah-complete's rules, from arrays
-            links += _write_discard_table(run_id, form, discarded, n, bulk)
+            links += _write_discard_table(run_id, form, discarded, n, uids, bulk)
         else:
             links += _write_discard_records(run_id, form, result, n, bulk)
     # Every node is stored: the relationships are independent writes, which a server can take at once.
@@ -160,11 +163,12 @@ def write_subdivision_sets(store: Store, run_id: str, deah, bulk, stage, committ
     bulk("insert_chains", _columns(links))
 
 
-def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, bulk) -> list[tuple[str, dict]]:
+def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, uids: ArrowStrings | None, bulk) -> list[tuple[str, dict]]:
     """deah-complete's discard records as columns straight from its arrays
     (``DiscardTable.part_arrays``): the same nodes ``_write_discard_records`` writes record by
     record, without a Python object per discard or per certificate term. Returns the writes of
-    their relationships (``REASON``, ``CERTIFIED_BY``), for the links stage."""
+    their relationships (``REASON``, ``CERTIFIED_BY``), for the links stage. ``uids``: every
+    path's uid by id (the discarded paths are ids n, n + 1, ...)."""
     table: DiscardTable = discarded.table
     count = len(discarded)
     cols = {"substructure": [], "hop": [], "crossing": [], "twin": [], "differs": [], "twin_differs": [], "agrees": [], "step": []}
@@ -208,14 +212,14 @@ def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedLis
     }
     bulk("insert_discards", records if count else {})
     discard_ids = n + np.arange(count, dtype=np.int64)
-    links = [("link_reason", {"from": ArrowStrings.keys(f"{run_id}:", discard_ids), "to": records["uid"]} if count else {})]
+    links = [("link_reason", {"from": uids[n : n + count], "to": records["uid"]} if count else {})]
     if discarded.ptr is None:  # a described run's certificates are made when asked for (why), not stored
         return links
     lengths = np.diff(discarded.ptr)
     if len(discarded.idx):
         links.append(("link_certified_by", {
-            "from": ArrowStrings.keys(f"{run_id}:", np.repeat(discard_ids, lengths)),
-            "to": ArrowStrings.keys(f"{run_id}:", discarded.idx),
+            "from": uids.take(np.repeat(discard_ids, lengths)),
+            "to": uids.take(discarded.idx),
             "coef": discarded.coef,
         }))
     return links
