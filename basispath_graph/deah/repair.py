@@ -178,8 +178,7 @@ def _greedy_readmissions(peel, views: list, keeps: list[PackedMask], weight_ids:
     choices = []
     for p in PRIMES[:2]:
         greedy = GreedyModP(m, p, compiled=True)
-        for view, bits in zip(views, keeps):
-            keep = np.asarray(bits)  # which rows are kept (exact_repair)
+        for view, keep in zip(views, keeps):  # which rows are kept (exact_repair), unpacked a run at a time
             for at in range(0, len(view), _CORE_ROWS):
                 rows = at + np.flatnonzero(keep[at : at + _CORE_ROWS])
                 ptr, w = csr_of_run(rows_weight_ids(view, rows, weight_ids))

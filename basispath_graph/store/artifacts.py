@@ -163,7 +163,7 @@ def write_subdivision_sets(store: Store, run_id: str, deah, bulk, stage, committ
     bulk("insert_chains", _columns(links))
 
 
-def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, uids: ArrowStrings | None, bulk) -> list[tuple[str, dict]]:
+def _write_discard_table(run_id: str, form: LayeredForm, discarded: DiscardedList, n: int, uids: ArrowStrings, bulk) -> list[tuple[str, dict]]:
     """deah-complete's discard records as columns straight from its arrays
     (``DiscardTable.part_arrays``): the same nodes ``_write_discard_records`` writes record by
     record, without a Python object per discard or per certificate term. Returns the writes of
